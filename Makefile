@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+# nstree-rs: the one entry point.  `make help` lists the targets.
+#
+# Everything large (kernel tree, build directories, images, logs) lives in
+# NSTREE_CACHE, default ~/.cache/nstree-rs.  Override on the command line:
+#   make test NSTREE_CACHE=/srv/nstree-cache
+
+NSTREE_CACHE ?= $(HOME)/.cache/nstree-rs
+export NSTREE_CACHE
+VARIANT ?= rust
+FLAVOUR ?= base
+SHELL := /bin/bash
+
+S := scripts
+Q := qemu
+
+.PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
+	test test-debug demo bench check host-test clean distclean
+
+help:
+	@echo 'nstree-rs targets:'
+	@echo '  setup        install the toolchain and packages (idempotent)'
+	@echo '  tree         fetch Debian linux-source-7.2 into $$NSTREE_CACHE'
+	@echo '  rust-tree    copy the tree and apply patches/ with git am'
+	@echo '  patches      regenerate patches/ from rust/ and c-glue/'
+	@echo '  kernel       build VARIANT=c|rust (FLAVOUR=base|debug)'
+	@echo '  test         both kernels, all selftests, side-by-side table'
+	@echo '  test-debug   the same on the debug configuration'
+	@echo '  demo         boot the Rust kernel and show listns in action'
+	@echo '  bench        C vs Rust benchmark, ratios'
+	@echo '  host-test    cargo tests of the crate logic (no kernel needed)'
+	@echo '  check        rustfmt, clippy, checkpatch'
+	@echo '  clean        remove build outputs (keeps the downloaded tree)'
+
+setup:
+	@$(S)/setup.sh
+
+tree: setup
+	@$(S)/fetch-tree.sh
+
+rust-tree: tree
+	@$(S)/rust-tree.sh
+
+patches: tree
+	@$(S)/gen-patches.sh
+
+kernel: $(if $(filter rust,$(VARIANT)),rust-tree,tree)
+	@$(S)/build-kernel.sh $(VARIANT) $(FLAVOUR)
+
+selftests: tree
+	@$(S)/build-selftests.sh
+
+initramfs: selftests
+	@$(Q)/mkinitramfs.sh
+
+test: rust-tree
+	@$(S)/test.sh $(FLAVOUR)
+
+test-debug:
+	@$(MAKE) --no-print-directory test FLAVOUR=debug
+
+demo: rust-tree
+	@$(S)/demo.sh
+
+bench: rust-tree
+	@$(S)/bench.sh
+
+host-test:
+	@$(S)/host-test.sh
+
+check: tree
+	@$(S)/check.sh
+
+clean:
+	rm -rf $(NSTREE_CACHE)/out $(NSTREE_CACHE)/logs
+	rm -rf $(NSTREE_CACHE)/src/linux-source-*/.build-* $(NSTREE_CACHE)/trees
+
+distclean:
+	rm -rf $(NSTREE_CACHE)

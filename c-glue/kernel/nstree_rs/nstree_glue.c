@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nstree-rs: the C side of the Rust namespace tree.
+ *
+ * Only what Rust cannot express: the seqlock (a macro-defined static with
+ * its lockdep class), thin wrappers around inline helpers and macros, the
+ * listns() syscall entry, symbol exports and layout assertions. All logic
+ * is in the Rust crate (nstree_rs.rs and its modules).
+ *
+ * Copyright (c) 2026 nstree-rs developers
+ */
+
+#include <linux/build_bug.h>
+#include <linux/export.h>
+#include <linux/ns_common.h>
+#include <linux/nstree.h>
+#include <linux/proc_ns.h>
+#include <linux/rculist.h>
+#include <linux/rbtree.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/syscalls.h>
+#include <linux/uaccess.h>
+#include <linux/user_namespace.h>
+
+#include "nstree_glue.h"
+
+/* The Rust code reaches struct ns_tree at the offset of the union. */
+static_assert(offsetof(struct ns_common, ns_id) ==
+	      offsetof(struct ns_common, ns_rcu));
+static_assert(sizeof(struct ns_id_req) == NS_ID_REQ_SIZE_VER0);
+
+static __cacheline_aligned_in_smp DEFINE_SEQLOCK(ns_tree_lock);
+
+void nstree_rs_write_lock(void)
+{
+	write_seqlock(&ns_tree_lock);
+}
+
+void nstree_rs_write_unlock(void)
+{
+	write_sequnlock(&ns_tree_lock);
+}
+
+void nstree_rs_read_lock_excl(void)
+{
+	read_seqlock_excl(&ns_tree_lock);
+}
+
+void nstree_rs_read_unlock_excl(void)
+{
+	read_sequnlock_excl(&ns_tree_lock);
+}
+
+unsigned int nstree_rs_read_seqbegin(void)
+{
+	return read_seqbegin(&ns_tree_lock);
+}
+
+bool nstree_rs_read_seqretry(unsigned int seq)
+{
+	return read_seqretry(&ns_tree_lock, seq);
+}
+
+/* struct proc_ns_operations has a randomized layout: call it from C. */
+struct user_namespace *nstree_rs_ns_owner(struct ns_common *ns)
+{
+	return ns->ops->owner(ns);
+}
+
+void nstree_rs_ns_put(struct ns_common *ns)
+{
+	ns->ops->put(ns);
+}
+
+bool nstree_rs_ns_ref_inc_not_zero(struct ns_common *ns)
+{
+	return refcount_inc_not_zero(&ns->__ns_ref);
+}
+
+void nstree_rs_list_add_rcu(struct list_head *new, struct list_head *head)
+{
+	list_add_rcu(new, head);
+}
+
+void nstree_rs_list_bidir_del_rcu(struct list_head *entry)
+{
+	list_bidir_del_rcu(entry);
+}
+
+void nstree_rs_rb_link_node_rcu(struct rb_node *node, struct rb_node *parent,
+				struct rb_node **link)
+{
+	rb_link_node_rcu(node, parent, link);
+}
+
+bool nstree_rs_access_ok(const void __user *ptr, size_t size)
+{
+	return access_ok(ptr, size);
+}
+
+int nstree_rs_copy_struct_from_user(void *dst, size_t ksize,
+				    const void __user *src, size_t usize)
+{
+	return copy_struct_from_user(dst, ksize, src, usize);
+}
+
+bool nstree_rs_rcu_read_lock_held(void)
+{
+	return rcu_read_lock_held();
+}
+
+bool nstree_rs_need_resched(void)
+{
+	return need_resched();
+}
+
+void nstree_rs_cond_resched(void)
+{
+	cond_resched();
+}
+
+SYSCALL_DEFINE4(listns, const struct ns_id_req __user *, req,
+		u64 __user *, ns_ids, size_t, nr_ns_ids, unsigned int, flags)
+{
+	return nstree_rs_listns(req, ns_ids, nr_ns_ids, flags);
+}
+
+EXPORT_SYMBOL_GPL(net_ns_tree);
+EXPORT_SYMBOL_GPL(__ns_tree_remove);

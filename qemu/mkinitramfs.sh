@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build $OUT/initramfs.cpio.gz: busybox-static, our init and job scripts,
+# and every static test binary under /tests/<suite>/.  One image serves
+# both kernels, so C and Rust run byte-identical user space.
+set -euo pipefail
+. "$(dirname "$0")/../scripts/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+
+root="$OUT/initramfs-root"
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,etc/nstree,proc,sys,dev,tmp,run,root,tests/namespaces,tests/nstree-rs,usr/bin}
+cp /bin/busybox "$root/bin/busybox"
+cp "$REPO/qemu/init" "$root/init"
+for s in "$REPO"/qemu/*.sh; do
+	case "$(basename "$s")" in mkinitramfs.sh|run.sh|probe.sh) continue ;; esac
+	cp "$s" "$root/etc/nstree/"
+done
+cp "$OUT"/selftests/kselftest/namespaces/* "$root/tests/namespaces/"
+if [ -d "$OUT/selftests/nstree-rs" ]; then
+	find "$OUT/selftests/nstree-rs" -maxdepth 1 -type f -executable \
+		-exec cp {} "$root/tests/nstree-rs/" \;
+fi
+for extra in "$OUT"/guest-bin/*; do
+	[ -f "$extra" ] && cp "$extra" "$root/usr/bin/"
+done
+cat >"$root/etc/passwd" <<PW
+root:x:0:0:root:/root:/bin/sh
+user:x:1000:1000:user:/tmp:/bin/sh
+nobody:x:65534:65534:nobody:/:/bin/false
+PW
+cat >"$root/etc/group" <<GR
+root:x:0:
+user:x:1000:
+nogroup:x:65534:
+GR
+mknod -m 600 "$root/dev/console" c 5 1
+mknod -m 666 "$root/dev/null" c 1 3
+chmod +x "$root"/init "$root"/etc/nstree/*.sh
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$OUT/initramfs.cpio.gz"
+log "initramfs: $(du -h "$OUT/initramfs.cpio.gz" | cut -f1), $(find "$root/tests" -type f | wc -l) test binaries"

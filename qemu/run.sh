@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# run.sh NAME MODE [FILTER]: boot $OUT/bzImage-NAME with the initramfs in
+# MODE (test|demo|bench), log the serial console to $OUT/console-NAME-MODE.log
+# and show progress.  Exits non-zero on timeout or if the guest never
+# printed NSTREE-DONE; the verdict on the contents is report.py's.
+set -euo pipefail
+. "$(dirname "$0")/../scripts/env.sh"
+
+name=${1:?usage: run.sh NAME MODE [FILTER]}
+mode=${2:-test}
+filter=${3:-}
+image="$OUT/bzImage-$name"
+[ -f "$image" ] || die "no kernel image $image"
+"$(dirname "$0")/probe.sh" "$image"
+. "$OUT/accel.env"
+
+mem=2G
+case "$name" in *debug*) mem=4G ;; esac
+: "${NSTREE_QEMU_TIMEOUT:=2400}"
+logf="$OUT/console-$name-$mode.log"
+append="console=ttyS0 panic=-1 nstree.mode=$mode"
+[ -z "$filter" ] || append="$append nstree.filter=$filter"
+log "booting $name ($mode) with $ACCEL_NAME, console -> $logf"
+start=$(date +%s)
+set +e
+# shellcheck disable=SC2086
+timeout -s KILL "$NSTREE_QEMU_TIMEOUT" qemu-system-x86_64 $QEMU_ACCEL -m $mem \
+	-display none -monitor none -serial stdio -no-reboot \
+	-kernel "$image" -initrd "$OUT/initramfs.cpio.gz" -append "$append" </dev/null 2>&1 |
+	tee "$logf" | grep --line-buffered -E '^NSTREE-TEST-BEGIN|^NSTREE-DONE|^# (PASSED|FAILED|Totals)|WARNING:|BUG:|Oops' |
+	sed -u "s/^/  [$name] /"
+rc=${PIPESTATUS[0]}
+set -e
+secs=$(($(date +%s) - start))
+echo "$secs" >"$OUT/walltime-$name-$mode"
+if ! grep -q '^NSTREE-DONE' "$logf"; then
+	log "$name ($mode): guest did not finish (qemu rc=$rc after ${secs}s)"
+	exit 1
+fi
+log "$name ($mode): finished in ${secs}s"

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! KUnit tests, run at boot (`CONFIG_KUNIT`).
+//!
+//! - `nstree_rs_cascade`: the scenarios of the comment diagrams in
+//!   `kernel/nscommon.c`, on a model owner tree, through the crate's own
+//!   [`cascade`](crate::cascade) code and the kernel's atomics;
+//! - `nstree_rs_trees`: the live trees after boot (initial namespaces,
+//!   order, lookups, owner links) and a private tree of test namespaces
+//!   exercising insert, lookup, ordered lookup, iteration and removal.
+
+#![forbid(unsafe_code)]
+
+use kernel::prelude::*;
+use kernel::sync::atomic::{Atomic, Full, Relaxed};
+
+use crate::cascade::{get_active, put_active, Active, ActiveNode, Pinned};
+
+/// A model namespace for the cascade tests.
+struct Model<'a> {
+    active: Atomic<i32>,
+    owner: Option<&'a Model<'a>>,
+    initial: bool,
+}
+
+impl<'a> Model<'a> {
+    /// A namespace created active (one task), owned by `owner`, which it
+    /// holds an active reference on (`None`: owned by init_user_ns).
+    fn new(owner: Option<&'a Model<'a>>) -> Self {
+        if let Some(o) = owner {
+            get_active(o);
+        }
+        Model {
+            active: Atomic::new(1),
+            owner,
+            initial: false,
+        }
+    }
+
+    fn count(&self) -> i32 {
+        self.active.load(Relaxed)
+    }
+}
+
+impl ActiveNode for Model<'_> {
+    fn is_initial(&self) -> bool {
+        self.initial
+    }
+
+    fn active_owner(&self) -> Option<&Self> {
+        self.owner
+    }
+
+    fn active_dec_and_test(&self) -> bool {
+        self.active.fetch_sub(1, Full) == 1
+    }
+
+    fn active_fetch_inc(&self) -> i32 {
+        self.active.fetch_add(1, Full)
+    }
+
+    fn active_read(&self) -> i32 {
+        self.count()
+    }
+
+    fn check(&self, ok: bool) {
+        kernel::warn_on!(!ok);
+    }
+}
+
+impl<'a> Pinned for &'a Model<'a> {
+    type Node = Model<'a>;
+
+    fn node(&self) -> &Model<'a> {
+        self
+    }
+}
+
+#[kunit_tests(nstree_rs_cascade)]
+mod cascade_tests {
+    use super::*;
+
+    /// The tree of the diagrams: user_ns2 owns ipc_ns, uts_ns and
+    /// user_ns1; user_ns1 owns net_ns and pid_ns.
+    #[test]
+    fn put_cascades_up_to_first_active_owner() {
+        let user_ns2 = Model::new(None);
+        let ipc = Model::new(Some(&user_ns2));
+        let uts = Model::new(Some(&user_ns2));
+        let user_ns1 = Model::new(Some(&user_ns2));
+        let net = Model::new(Some(&user_ns1));
+        let pid = Model::new(Some(&user_ns1));
+        // The creating task dropped its references on the user namespaces
+        // when it switched to the children: user_ns1 (2), user_ns2 (3).
+        put_active(&user_ns1);
+        put_active(&user_ns2);
+        assert_eq!(user_ns1.count(), 2);
+        assert_eq!(user_ns2.count(), 3);
+
+        // net_ns and pid_ns put their last active references: user_ns1
+        // drops to zero and puts one of user_ns2's.
+        put_active(&net);
+        assert_eq!(user_ns1.count(), 1);
+        put_active(&pid);
+        assert_eq!(net.count(), 0);
+        assert_eq!(pid.count(), 0);
+        assert_eq!(user_ns1.count(), 0);
+        assert_eq!(user_ns2.count(), 2);
+        assert_eq!(ipc.count(), 1);
+        assert_eq!(uts.count(), 1);
+
+        // The whole tree dies.
+        put_active(&ipc);
+        put_active(&uts);
+        assert_eq!(user_ns2.count(), 0);
+    }
+
+    #[test]
+    fn resurrection_walks_back_up() {
+        let user_ns2 = Model::new(None);
+        let user_ns1 = Model::new(Some(&user_ns2));
+        let net = Model::new(Some(&user_ns1));
+        let pid = Model::new(Some(&user_ns1));
+        put_active(&user_ns1);
+        put_active(&user_ns2);
+        put_active(&net);
+        put_active(&pid);
+        assert_eq!(user_ns1.count(), 0);
+        assert_eq!(user_ns2.count(), 0);
+
+        // SIOCGSKNS resurrects net_ns: it takes a reference on user_ns1,
+        // which takes one on user_ns2.
+        get_active(&net);
+        assert_eq!(net.count(), 1);
+        assert_eq!(pid.count(), 0);
+        assert_eq!(user_ns1.count(), 1);
+        assert_eq!(user_ns2.count(), 1);
+
+        // pid_ns too: user_ns1 was active, so the walk stops there.
+        get_active(&pid);
+        assert_eq!(user_ns1.count(), 2);
+        assert_eq!(user_ns2.count(), 1);
+
+        // And back down, symmetrically.
+        put_active(&net);
+        put_active(&pid);
+        assert_eq!(user_ns1.count(), 0);
+        assert_eq!(user_ns2.count(), 0);
+    }
+
+    #[test]
+    fn initial_namespaces_are_never_counted() {
+        let mut init = Model::new(None);
+        init.initial = true;
+        put_active(&init);
+        put_active(&init);
+        assert_eq!(init.count(), 1);
+        get_active(&init);
+        assert_eq!(init.count(), 1);
+    }
+
+    #[test]
+    fn active_reference_type_takes_and_drops() {
+        let user_ns = Model::new(None);
+        let net = Model::new(Some(&user_ns));
+        put_active(&user_ns);
+        put_active(&net);
+        assert_eq!(user_ns.count(), 0);
+        let pinned = &net;
+        {
+            let a = Active::new(&pinned);
+            assert_eq!(a.node().count(), 1);
+            assert_eq!(user_ns.count(), 1);
+        }
+        assert_eq!(net.count(), 0);
+        assert_eq!(user_ns.count(), 0);
+    }
+}
+
+#[kunit_tests(nstree_rs_trees)]
+mod tree_tests {
+    use crate::ffi::{self, type_root, TestTree};
+    use crate::req::ns_type;
+    use crate::tree::{self, Link};
+    use kernel::sync::rcu;
+
+    const TYPES: [u32; 8] = [
+        ns_type::TIME,
+        ns_type::MNT,
+        ns_type::CGROUP,
+        ns_type::UTS,
+        ns_type::IPC,
+        ns_type::USER,
+        ns_type::PID,
+        ns_type::NET,
+    ];
+
+    #[test]
+    fn initial_namespaces_are_on_the_trees() {
+        let g = rcu::read_lock();
+        // Ids 1..=8 are the initial namespaces, of the 8 types.
+        let mut seen = 0u32;
+        for id in 1..=ffi::NS_LAST_INIT_ID {
+            let ns = tree::lookup_rcu(id, 0, &g);
+            assert!(ns.is_some());
+            let ns = ns.unwrap();
+            assert!(ns.is_initial());
+            assert!(ns.active().load(kernel::sync::atomic::Relaxed) >= 1);
+            assert!(crate::active::ns_owner(ns).is_none());
+            let by_type = tree::lookup_rcu(id, ns.ns_type(), &g);
+            assert!(by_type.is_some_and(|t| core::ptr::eq(t, ns)));
+            seen |= ns.ns_type();
+        }
+        assert_eq!(seen, ns_type::ALL);
+    }
+
+    #[test]
+    fn trees_are_sorted_and_consistent() {
+        let g = rcu::read_lock();
+        let mut last = 0u64;
+        let mut n = 0usize;
+        let mut cur = tree::unified().next_rcu(None, Link::Unified, &g);
+        while let Some(ns) = cur {
+            assert!(ns.id() > last);
+            last = ns.id();
+            n += 1;
+            // On its type tree and findable there.
+            let t = tree::lookup_rcu(ns.id(), ns.ns_type(), &g);
+            assert!(t.is_some_and(|t| core::ptr::eq(t, ns)));
+            // On its owner's tree unless it is init_user_ns.
+            assert_eq!(ns.on_tree(Link::Owner), ns.owner().is_some());
+            cur = tree::unified().next_rcu(Some(ns), Link::Unified, &g);
+        }
+        assert!(n >= 8);
+        let mut total = 0usize;
+        for ty in TYPES {
+            let root = type_root(ty).unwrap();
+            let mut last = 0u64;
+            let mut cur = root.next_rcu(None, Link::Type, &g);
+            while let Some(ns) = cur {
+                assert_eq!(ns.ns_type(), ty);
+                assert!(ns.id() > last);
+                last = ns.id();
+                total += 1;
+                cur = root.next_rcu(Some(ns), Link::Type, &g);
+            }
+        }
+        assert_eq!(total, n);
+    }
+
+    #[test]
+    fn private_tree_insert_lookup_remove() {
+        // Ids inserted out of order into a private tree of test namespaces.
+        const IDS: [u64; 9] = [50, 10, 90, 30, 70, 20, 80, 40, 60];
+        let t = TestTree::new(&IDS);
+        assert!(t.is_ok());
+        let t = t.unwrap();
+        assert!(t.ids_in_order().as_slice() == [10, 20, 30, 40, 50, 60, 70, 80, 90]);
+        assert_eq!(t.find(70), Some(70));
+        assert_eq!(t.find(75), None);
+        assert_eq!(t.lower_bound(75), Some(80));
+        assert_eq!(t.lower_bound(10), Some(10));
+        assert_eq!(t.lower_bound(91), None);
+        assert_eq!(t.neighbours(50), (Some(40), Some(60)));
+        assert_eq!(t.neighbours(10), (None, Some(20)));
+        t.remove(50);
+        t.remove(10);
+        assert!(t.ids_in_order().as_slice() == [20, 30, 40, 60, 70, 80, 90]);
+        assert_eq!(t.find(50), None);
+        assert_eq!(t.lower_bound(45), Some(60));
+        assert_eq!(t.neighbours(60), (Some(40), Some(70)));
+        let mut t = t;
+        assert!(!t.insert_duplicate(60));
+    }
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! `listns(req, ns_ids, nr_ns_ids, flags)`: the ids of the active
+//! namespaces the caller may see, in ascending order, from after
+//! `req->ns_id`, of the types in `req->ns_type` (all for 0), and owned by
+//! the user namespace `req->user_ns_id` (any owner for 0).
+
+#![forbid(unsafe_code)]
+
+use kernel::bindings;
+use kernel::error::{code, Error, Result};
+use kernel::sync::rcu;
+use kernel::uaccess::UserPtr;
+
+use crate::active::{get_unless_inactive, NsRef};
+use crate::ffi::{self, NsCommon, ReadGuard, TreeRoot, UserIds};
+use crate::req::{self, Errno};
+use crate::tree::{self, Link};
+
+// The pure rules use the uapi values; make sure they are the kernel's.
+const _: () = {
+    assert!(req::NS_ID_REQ_SIZE_VER0 == bindings::NS_ID_REQ_SIZE_VER0 as usize);
+    assert!(req::NS_ID_REQ_SIZE_VER0 == core::mem::size_of::<ffi::NsIdReq>());
+    assert!(req::LISTNS_CURRENT_USER == bindings::LISTNS_CURRENT_USER as u64);
+    assert!(req::ns_type::TIME == bindings::CLONE_NEWTIME);
+    assert!(req::ns_type::MNT == bindings::CLONE_NEWNS);
+    assert!(req::ns_type::CGROUP == bindings::CLONE_NEWCGROUP);
+    assert!(req::ns_type::UTS == bindings::CLONE_NEWUTS);
+    assert!(req::ns_type::IPC == bindings::CLONE_NEWIPC);
+    assert!(req::ns_type::USER == bindings::CLONE_NEWUSER);
+    assert!(req::ns_type::PID == bindings::CLONE_NEWPID);
+    assert!(req::ns_type::NET == bindings::CLONE_NEWNET);
+};
+
+impl From<Errno> for Error {
+    fn from(e: Errno) -> Error {
+        match e {
+            Errno::NoEnt => code::ENOENT,
+            Errno::TooBig => code::E2BIG,
+            Errno::Fault => code::EFAULT,
+            Errno::Inval => code::EINVAL,
+            Errno::Overflow => code::EOVERFLOW,
+            Errno::NotSupp => Error::from_errno(-(bindings::EOPNOTSUPP as i32)),
+        }
+    }
+}
+
+/// How many skipped candidates between checks for a pending reschedule.
+const RESCHED_BATCH: usize = 256;
+
+/// What the caller may see and wants.
+struct Filter {
+    /// The `ns_type` bits, 0 for all.
+    types: u32,
+    /// `may_see_all_namespaces()`, evaluated once per call.
+    see_all: bool,
+}
+
+impl Filter {
+    /// A counted reference on `ns` if it is to be listed
+    /// (`legitimize_ns()`): requested type, visible to the caller, active.
+    fn legitimize(&self, ns: &NsCommon) -> Option<NsRef> {
+        if !req::requested(self.types, ns.ns_type()) {
+            return None;
+        }
+        if !req::may_list(self.see_all, ns.is_current()) {
+            return None;
+        }
+        get_unless_inactive(ns)
+    }
+}
+
+/// The syscall body; the C glue's `SYSCALL_DEFINE4(listns, ...)` calls it.
+pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -> Result<usize> {
+    req::check_args(nr_ns_ids, flags)?;
+    let mut out = UserIds::new(ids, nr_ns_ids)?;
+    let kreq = ffi::read_request(req)?;
+    let (types, user_ns_id) = (kreq.__bindgen_anon_1.ns_type, kreq.__bindgen_anon_1.user_ns_id);
+    req::check_request(kreq.spare, types)?;
+
+    let filter = Filter {
+        types,
+        see_all: ffi::may_see_all(),
+    };
+    let resume = req::resume_from(kreq.ns_id);
+
+    if user_ns_id != 0 {
+        // The owner: the caller's user namespace, or an active user
+        // namespace looked up by id (anything else is EINVAL).
+        let owner = if user_ns_id == req::LISTNS_CURRENT_USER {
+            ffi::current_user_ns()
+        } else {
+            let g = rcu::read_lock();
+            tree::lookup_rcu(user_ns_id, bindings::CLONE_NEWUSER, &g).and_then(get_unless_inactive)
+        }
+        .ok_or(code::EINVAL)?;
+        let root = owner.ns().owner_root();
+        return walk(root, Link::Owner, resume, &filter, &mut out, nr_ns_ids);
+    }
+
+    match req::single_type(types) {
+        Some(ty) => {
+            let root = ffi::type_root(ty).ok_or(code::EINVAL)?;
+            walk(root, Link::Type, resume, &filter, &mut out, nr_ns_ids)
+        }
+        None => walk(tree::unified(), Link::Unified, resume, &filter, &mut out, nr_ns_ids),
+    }
+}
+
+/// The first namespace to consider, with id `>= from`: `ENOENT` if there
+/// is none or it is inactive (the C code does not look further either).
+fn first_at(root: &TreeRoot, link: Link, from: u64) -> Result<NsRef> {
+    let r = ReadGuard::lock();
+    root.lower_bound(from, link, &r)
+        .and_then(get_unless_inactive)
+        .ok_or(code::ENOENT)
+}
+
+/// One step of the walk.
+enum Step {
+    /// A namespace to list, pinned.
+    Emit(NsRef),
+    /// Pinned where the walk paused to let the scheduler run.
+    Pause(NsRef),
+    /// The end of the list.
+    End,
+}
+
+/// Lists up to `nr` namespaces of `root`, from id `resume` on (or from
+/// the start).
+///
+/// The walk runs under RCU and drops it to write each id to user space
+/// (which may fault and sleep): the namespace it stands on is pinned by a
+/// counted reference meanwhile, which keeps it on the list, so the walk
+/// resumes from its successor. Long runs of skipped namespaces pause the
+/// same way when a reschedule is pending.
+fn walk(
+    root: &TreeRoot,
+    link: Link,
+    resume: Option<u64>,
+    filter: &Filter,
+    out: &mut UserIds,
+    nr: usize,
+) -> Result<usize> {
+    let mut at: Option<NsRef> = match resume {
+        Some(from) => Some(first_at(root, link, from)?),
+        None => None,
+    };
+    // The first namespace is itself a candidate; later ones are visited.
+    let mut inclusive = at.is_some();
+    let mut listed = 0;
+    while listed < nr {
+        let step = {
+            let g = rcu::read_lock();
+            let pos = at.as_ref().map(NsRef::ns);
+            let mut cur = if inclusive { pos } else { root.next_rcu(pos, link, &g) };
+            inclusive = false;
+            let mut skipped = 0;
+            loop {
+                let Some(ns) = cur else { break Step::End };
+                if let Some(valid) = filter.legitimize(ns) {
+                    break Step::Emit(valid);
+                }
+                skipped += 1;
+                if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
+                    if let Some(pin) = NsRef::try_get(ns) {
+                        break Step::Pause(pin);
+                    }
+                }
+                cur = root.next_rcu(Some(ns), link, &g);
+            }
+        };
+        match step {
+            Step::Emit(ns) => {
+                out.push(ns.ns().id())?;
+                listed += 1;
+                at = Some(ns);
+            }
+            Step::Pause(ns) => {
+                at = Some(ns);
+                ffi::cond_resched();
+            }
+            Step::End => break,
+        }
+    }
+    Ok(listed)
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! The rules of a `listns()` request, as pure functions.
+//!
+//! Everything here is plain data in, decision out, so the host tests run
+//! the same code; the errno values are those the C implementation returns
+//! (checked against the kernel's constants in `listns.rs`).
+
+#![forbid(unsafe_code)]
+
+/// `struct ns_id_req` version 0, the only one: 32 bytes.
+pub const NS_ID_REQ_SIZE_VER0: usize = 32;
+
+/// At most this many ids per call (`-EOVERFLOW` above).
+pub const MAX_IDS: usize = 1_000_000;
+
+/// `user_ns_id` value naming the caller's user namespace.
+pub const LISTNS_CURRENT_USER: u64 = u64::MAX;
+
+/// The `CLONE_NEW*` flags (uapi `enum ns_type`).
+pub mod ns_type {
+    /// Time namespace.
+    pub const TIME: u32 = 1 << 7;
+    /// Mount namespace.
+    pub const MNT: u32 = 1 << 17;
+    /// Cgroup namespace.
+    pub const CGROUP: u32 = 1 << 25;
+    /// UTS namespace.
+    pub const UTS: u32 = 1 << 26;
+    /// IPC namespace.
+    pub const IPC: u32 = 1 << 27;
+    /// User namespace.
+    pub const USER: u32 = 1 << 28;
+    /// PID namespace.
+    pub const PID: u32 = 1 << 29;
+    /// Network namespace.
+    pub const NET: u32 = 1 << 30;
+    /// All of them (`NS_ALL`).
+    pub const ALL: u32 = TIME | MNT | CGROUP | UTS | IPC | USER | PID | NET;
+}
+
+/// The errors `listns()` can return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Errno {
+    /// `ENOENT`: the `ns_id` to continue after is gone or inactive.
+    NoEnt,
+    /// `E2BIG`: request larger than a page, or non-zero unknown tail.
+    TooBig,
+    /// `EFAULT`: a user buffer cannot be read or written.
+    Fault,
+    /// `EINVAL`: bad flags, size, spare field, or owner.
+    Inval,
+    /// `EOVERFLOW`: more than [`MAX_IDS`] requested.
+    Overflow,
+    /// `EOPNOTSUPP`: unknown namespace type bits.
+    NotSupp,
+}
+
+impl Errno {
+    /// The (positive) errno number, as on every Linux architecture that
+    /// uses the generic numbers.
+    pub const fn to_errno(self) -> i32 {
+        match self {
+            Errno::NoEnt => 2,
+            Errno::TooBig => 7,
+            Errno::Fault => 14,
+            Errno::Inval => 22,
+            Errno::Overflow => 75,
+            Errno::NotSupp => 95,
+        }
+    }
+}
+
+/// The syscall arguments checked before anything is read from user space:
+/// `flags` must be 0 (`EINVAL`), `nr_ns_ids` at most [`MAX_IDS`]
+/// (`EOVERFLOW`).
+pub fn check_args(nr_ns_ids: usize, flags: u32) -> Result<(), Errno> {
+    if flags != 0 {
+        return Err(Errno::Inval);
+    }
+    if nr_ns_ids > MAX_IDS {
+        return Err(Errno::Overflow);
+    }
+    Ok(())
+}
+
+/// The request's `size` field: above a page is `E2BIG`, below version 0
+/// is `EINVAL` (checked in that order, as `copy_ns_id_req()` does).
+pub fn check_size(size: usize, page_size: usize) -> Result<(), Errno> {
+    if size > page_size {
+        return Err(Errno::TooBig);
+    }
+    if size < NS_ID_REQ_SIZE_VER0 {
+        return Err(Errno::Inval);
+    }
+    Ok(())
+}
+
+/// The copied request: `spare` must be 0 (`EINVAL`), `ns_type` only known
+/// bits (`EOPNOTSUPP`). `spare2` is not checked, as in C.
+pub fn check_request(spare: u32, ns_type: u32) -> Result<(), Errno> {
+    if spare != 0 {
+        return Err(Errno::Inval);
+    }
+    if ns_type & !ns_type::ALL != 0 {
+        return Err(Errno::NotSupp);
+    }
+    Ok(())
+}
+
+/// The single type a filter names, if it names exactly one: the walk then
+/// uses that type's tree instead of the unified one.
+pub fn single_type(filter: u32) -> Option<u32> {
+    (filter.count_ones() == 1).then_some(filter)
+}
+
+/// Whether a namespace of type `ty` passes the type filter (0: all).
+pub fn requested(filter: u32, ty: u32) -> bool {
+    filter == 0 || filter & ty != 0
+}
+
+/// Where a walk resumes: the first id after `last` (`None`: from the
+/// start). Like the C code, the increment wraps, so `u64::MAX` restarts
+/// from the smallest id.
+pub fn resume_from(last: u64) -> Option<u64> {
+    (last != 0).then(|| last.wrapping_add(1))
+}
+
+/// Whether the caller may see a namespace: it can see all namespaces, or
+/// the namespace is one of its own (`may_list_ns()`).
+pub fn may_list(see_all: bool, is_current: bool) -> bool {
+    see_all || is_current
+}

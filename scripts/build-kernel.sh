@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# build-kernel.sh VARIANT [FLAVOUR]: configure and build one kernel.
+#   VARIANT  c     the pristine Debian tree, upstream C nstree
+#            rust  the tree with our series applied, CONFIG_NSTREE_RUST=y
+#   FLAVOUR  base  configs/base.config + configs/VARIANT.config
+#            debug the same plus configs/debug.config
+# The image lands in $OUT/bzImage-VARIANT[-FLAVOUR].
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+
+variant=${1:?usage: build-kernel.sh c|rust [base|debug]}
+flavour=${2:-base}
+tree=$(variant_tree "$variant")
+build=$(variant_build "$variant" "$flavour")
+name=$variant
+[ "$flavour" = base ] || name="$variant-$flavour"
+frags=("$REPO/configs/base.config" "$REPO/configs/$variant.config")
+[ "$flavour" = base ] || frags+=("$REPO/configs/$flavour.config")
+
+[ -f "$tree/Makefile" ] || die "no kernel tree at $tree (make tree)"
+
+# Seed a fresh Rust build directory from the C one: same config but for the
+# nstree choice, so Kbuild only rebuilds what the series touches.
+cbuild=$(variant_build c "$flavour")
+if [ "$variant" = rust ] && [ ! -f "$build/.config" ] && [ -f "$cbuild/vmlinux" ]; then
+	log "seeding $build from the C build"
+	mkdir -p "$build"
+	cp -a "$cbuild/." "$build/"
+fi
+mkdir -p "$build"
+
+# Regenerate .config only when the fragments changed.
+fhash=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+if [ "$(cat "$build/.nstree-frags" 2>/dev/null)" != "$fhash" ] || [ ! -f "$build/.config" ]; then
+	log "configuring $name: allnoconfig + ${frags[*]##*/}"
+	# allnoconfig with the fragments forced (what merge_config.sh -n
+	# does), run with our toolchain so that CONFIG_RUST is available.
+	cat "${frags[@]}" >"$build/.nstree-allconfig"
+	kmake "$tree" "$build" -s KCONFIG_ALLCONFIG="$build/.nstree-allconfig" \
+		allnoconfig >"$LOGS/config-$name.log" 2>&1 ||
+		{ tail -20 "$LOGS/config-$name.log"; die "allnoconfig failed"; }
+	# Every option a fragment sets must survive olddefconfig.
+	bad=0
+	while IFS= read -r line; do
+		case "$line" in ''|'#'*) continue ;; esac
+		opt=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$opt=" "$build/.config" && { log "config: $opt should be unset"; bad=1; }
+		else
+			grep -qxF "$line" "$build/.config" || { log "config: $line did not stick"; bad=1; }
+		fi
+	done < <(cat "${frags[@]}")
+	[ $bad = 0 ] || die "configuration of $name is not what the fragments ask for"
+	echo "$fhash" >"$build/.nstree-frags"
+fi
+
+log "building $name in $build ($JOBS jobs)"
+start=$(date +%s)
+blog="$LOGS/build-$name.log"
+kmake "$tree" "$build" -j"$JOBS" bzImage >"$blog" 2>&1 &
+pid=$!
+while kill -0 $pid 2>/dev/null; do
+	sleep 20
+	kill -0 $pid 2>/dev/null || break
+	log "  [$name] $(($(date +%s) - start))s, $(grep -cE '^  (CC|RUSTC|LD|AR)' "$blog") steps, last: $(tail -1 "$blog" | cut -c1-70)"
+done
+if ! wait $pid; then
+	grep -E 'error|Error' "$blog" | head -30 >&2
+	die "build of $name failed, see $blog"
+fi
+cp "$build/arch/x86/boot/bzImage" "$OUT/bzImage-$name"
+kmake "$tree" "$build" -s kernelrelease >"$OUT/kernelrelease-$name"
+cp "$build/.config" "$OUT/config-$name"
+log "built $name: $(cat "$OUT/kernelrelease-$name") in $(($(date +%s) - start))s -> $OUT/bzImage-$name"

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the upstream tools/testing/selftests/namespaces suite (and our own
+# selftests/) as static binaries for the initramfs.  The uapi headers come
+# from the pristine tree: the series does not change the uapi.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+
+hdr="$OUT/headers"
+if [ ! -f "$hdr/include/linux/nsfs.h" ]; then
+	log "installing uapi headers into $hdr"
+	make -s -C "$PRISTINE" O="$OUT/headers-build" headers_install \
+		INSTALL_HDR_PATH="$hdr" >"$LOGS/headers.log" 2>&1
+fi
+
+ns_out="$OUT/selftests/kselftest/namespaces"
+log "building upstream namespaces selftests"
+make -s -C "$PRISTINE/tools/testing/selftests" TARGETS=namespaces O="$OUT/selftests" \
+	KHDR_INCLUDES="-isystem $hdr/include" LDFLAGS=-static \
+	>"$LOGS/selftests-build.log" 2>&1 ||
+	{ tail -30 "$LOGS/selftests-build.log"; die "selftests build failed"; }
+n=$(find "$ns_out" -maxdepth 1 -type f -executable | wc -l)
+[ "$n" -ge 12 ] || die "expected 12 namespaces selftests, built $n"
+log "built $n upstream namespaces selftests into $ns_out"
+
+if [ -f "$REPO/selftests/Makefile" ]; then
+	log "building nstree-rs selftests"
+	make -s -C "$REPO/selftests" O="$OUT/selftests/nstree-rs" \
+		KSFT="$PRISTINE/tools/testing/selftests" \
+		KHDR_INCLUDES="-isystem $hdr/include" >"$LOGS/own-selftests-build.log" 2>&1 ||
+		{ tail -30 "$LOGS/own-selftests-build.log"; die "nstree-rs selftests build failed"; }
+fi

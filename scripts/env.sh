@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# nstree-rs: shared settings for every script. Sourced, never executed.
+#
+# Everything large lives in $NSTREE_CACHE (default ~/.cache/nstree-rs):
+# the private apt state, the kernel tree, build directories, initramfs
+# images, logs and results. Nothing under it is ever committed.
+
+: "${NSTREE_CACHE:=$HOME/.cache/nstree-rs}"
+NSTREE_CACHE=$(mkdir -p "$NSTREE_CACHE" && cd "$NSTREE_CACHE" && pwd)
+export NSTREE_CACHE
+
+# The one place the kernel version is pinned.  LINUX_PKG_VERSION is the
+# Debian package version we prefer; if the archive no longer serves it,
+# fetch-tree.sh accepts any linux-source-$LINUX_SERIES it does serve.
+: "${LINUX_SERIES:=7.2}"
+: "${LINUX_PKG_VERSION:=7.2.13-1}"
+export LINUX_SERIES LINUX_PKG_VERSION
+
+# Toolchain: Debian's rustc-web (1.96) with its library source, clang 19,
+# bindgen-cli from crates.io built against libclang 19.
+: "${BINDGEN_VERSION:=0.73.2}"
+: "${RUSTC:=/usr/bin/rustc}"
+: "${LLVM_SUFFIX:=-19}"
+TOOLS="$NSTREE_CACHE/tools"
+: "${BINDGEN:=$TOOLS/bin/bindgen}"
+export LIBCLANG_PATH=/usr/lib/llvm-19/lib
+export CCACHE_DIR="$NSTREE_CACHE/ccache"
+export CCACHE_MAXSIZE=5G
+export CCACHE_COMPILERCHECK=content
+
+PRISTINE="$NSTREE_CACHE/src/linux-source-$LINUX_SERIES"
+RUST_TREE="$NSTREE_CACHE/trees/rust"
+LOGS="$NSTREE_CACHE/logs"
+OUT="$NSTREE_CACHE/out"
+mkdir -p "$LOGS" "$OUT"
+
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+# The kernel source tree and build directory of a variant.  The build
+# directory is a direct child of its source tree so that Kbuild uses a
+# relative srctree: identical command lines in both trees let ccache and
+# the seeded incremental build of the Rust variant reuse C objects.
+variant_tree() {
+	case "$1" in
+	c) echo "$PRISTINE" ;;
+	rust) echo "$RUST_TREE" ;;
+	*) echo "unknown variant '$1' (c|rust)" >&2; return 1 ;;
+	esac
+}
+
+variant_build() {
+	local flavour=${2:-base} suffix=
+	[ "$flavour" = base ] || suffix="-$flavour"
+	echo "$(variant_tree "$1")/.build-$1$suffix"
+}
+
+# kmake TREE BUILDDIR ARGS...: the kernel's make with our toolchain.
+kmake() {
+	local tree=$1 build=$2
+	shift 2
+	make -C "$tree" O="$build" LLVM="$LLVM_SUFFIX" RUSTC="$RUSTC" \
+		HOSTRUSTC="$RUSTC" BINDGEN="$BINDGEN" \
+		CC="ccache clang$LLVM_SUFFIX" \
+		"$@"
+}
+
+log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "error: $*"; exit 1; }

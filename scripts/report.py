@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Parse the guest consoles of the C and the Rust kernel and report.
+
+report.py [--out DIR] NAME=CONSOLE_LOG ...
+
+Every kselftest-harness and KUnit TAP result in each console log becomes
+one result (pass, fail or skip with its reason).  On top of these, each
+kernel gets health checks: the guest finished, the kernel log has no
+WARNING/BUG/Oops/KASAN/lockdep/kmemleak report, and (Rust kernels) Rust
+code announced itself.  A test whose result differs between the kernels
+is a failure of its own.  Prints a side-by-side table and ends with the
+line "N passed, N failed, N skipped"; exits 1 if anything failed.
+"""
+
+import json
+import os
+import re
+import sys
+
+TS = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+TAP = re.compile(r"^\s*(ok|not ok)\s+\d+\s+(.*?)(?:\s+#\s*(SKIP|XFAIL|TODO)\b\s*(.*))?$")
+PLAN = re.compile(r"^\s*1\.\.(\d+)")
+BAD = re.compile(
+    r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|KASAN:|"
+    r"UBSAN:|kernel BUG|possible recursive locking|possible circular locking|"
+    r"inconsistent lock state|suspicious RCU usage|refcount_t:|list_add corruption|"
+    r"list_del corruption|rcu_preempt detected stalls|INFO: rcu|unreferenced object|"
+    r"Call Trace:|segfault at|NSTREE-KMEMLEAK entries=[1-9]")
+
+
+def parse(path):
+    """Return (results, checks) for one console log."""
+    results = {}  # test id -> (status, reason)
+    checks = {}
+    try:
+        with open(path, errors="replace") as f:
+            lines = [TS.sub("", l.rstrip("\r\n")) for l in f]
+    except OSError as e:
+        return results, {"guest finished": ("fail", str(e))}
+
+    done = any(l.startswith("NSTREE-DONE") for l in lines)
+    checks["guest finished"] = ("pass", "") if done else ("fail", "no NSTREE-DONE: timeout or crash")
+    bad = [l for l in lines if BAD.search(l)]
+    checks["kernel log clean"] = ("fail", bad[0].strip()) if bad else ("pass", "")
+
+    current, plan, seen, kunit_suite = None, None, 0, None
+    for l in lines:
+        if l.startswith("NSTREE-TEST-BEGIN "):
+            current, plan, seen = l.split()[1], None, 0
+            continue
+        if l.startswith("NSTREE-TEST-END "):
+            rc = re.search(r"rc=(\d+)", l)
+            rc = int(rc.group(1)) if rc else -1
+            if plan is None:
+                results[current + ":(binary)"] = ("fail", f"no TAP plan, rc={rc}")
+            elif seen < plan:
+                results[current + ":(binary)"] = (
+                    "fail", f"{plan - seen} of {plan} results missing, rc={rc}")
+            current = None
+            continue
+        if current is None:
+            # Boot-time KUnit (KTAP): "# Subtest: suite" then "ok N case".
+            m = re.match(r"^\s*# Subtest: (\S+)", l)
+            if m:
+                kunit_suite = m.group(1)
+                continue
+            m = TAP.match(l)
+            if m and kunit_suite and l.startswith(" "):
+                status, desc, directive, reason = m.groups()
+                results[f"kunit/{kunit_suite}:{desc}"] = status_of(status, directive, reason)
+            continue
+        m = PLAN.match(l)
+        if m and not l.startswith(" "):
+            plan = int(m.group(1))
+            continue
+        m = TAP.match(l)
+        if m and not l.startswith(" "):
+            seen += 1
+            status, desc, directive, reason = m.groups()
+            results[f"{current}:{desc}"] = status_of(status, directive, reason)
+    return results, checks
+
+
+def status_of(status, directive, reason):
+    if directive == "SKIP":
+        return ("skip", (reason or "").strip())
+    if status == "ok" or directive in ("XFAIL", "TODO"):
+        return ("pass", "")
+    return ("fail", "")
+
+
+def parse_tap(path):
+    """Results of a plain TAP file (the host tests)."""
+    results = {}
+    try:
+        lines = open(path, errors="replace").read().splitlines()
+    except OSError as e:
+        return {}, {"ran": ("fail", str(e))}
+    for l in lines:
+        m = TAP.match(l)
+        if m and not l.startswith(" "):
+            status, desc, directive, reason = m.groups()
+            results[desc] = status_of(status, directive, reason)
+    ok = any(PLAN.match(l) for l in lines)
+    return results, {"ran": ("pass", "") if ok else ("fail", "no TAP plan")}
+
+
+def main(argv):
+    out = None
+    if len(argv) > 1 and argv[0] == "--out":
+        out, argv = argv[1], argv[2:]
+    kernels = [tuple(a.split("=", 1)) for a in argv]
+    parsed = {}
+    for name, path in kernels:
+        if name == "host":
+            parsed[name] = parse_tap(path)
+            continue
+        parsed[name] = parse(path)
+        if name.startswith("rust"):
+            try:
+                text = open(path, errors="replace").read()
+            except OSError:
+                text = ""
+            ok = "nstree_rs: Rust nstree in use" in text
+            parsed[name][1]["Rust code ran"] = (
+                ("pass", "") if ok else ("fail", "no nstree_rs banner on the console"))
+
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    notes = []
+    lines = []
+
+    def count(st):
+        counts[st[0] if st[0] in counts else "fail"] += 1
+
+    def fmt_row(label, cells, mark=""):
+        return f"{label[:60]:<60}  " + "  ".join(f"{c:<7}" for c in cells) + mark
+
+    # Host tests: one column.
+    if "host" in parsed:
+        res, checks = parsed["host"]
+        lines.append(fmt_row("host tests (cargo test, no kernel)", ["result"]))
+        passed = sum(1 for v in res.values() if v[0] == "pass")
+        for t, st in sorted(res.items()):
+            count(st)
+            if st[0] != "pass":
+                lines.append(fmt_row("  " + t, [st[0]]))
+                notes.append((f"host {t}", st[1]))
+        for c, st in checks.items():
+            count(st)
+            if st[0] != "pass":
+                notes.append((f"host {c}", st[1]))
+        lines.append(fmt_row(f"  {passed} of {len(res)} host tests passed", [""]))
+        lines.append("")
+
+    # Kernels: C and Rust side by side, per flavour.
+    flavours = []
+    for name, _ in kernels:
+        if name == "host":
+            continue
+        fl = name.split("-", 1)[1] if "-" in name else "base"
+        if fl not in flavours:
+            flavours.append(fl)
+    for fl in flavours:
+        c = "c" if fl == "base" else f"c-{fl}"
+        r = "rust" if fl == "base" else f"rust-{fl}"
+        cols = [k for k in (c, r) if k in parsed]
+        lines.append(fmt_row(f"[{fl} configuration] test", [k for k in cols]))
+        lines.append("-" * (62 + 9 * len(cols)))
+        tests = sorted(set().union(*(parsed[k][0].keys() for k in cols)))
+        for t in tests:
+            rust_only = t.startswith("kunit/")
+            cells = []
+            for k in cols:
+                st = parsed[k][0].get(t)
+                if st is None:
+                    if rust_only and k == c:
+                        cells.append(("n/a", ""))
+                        continue
+                    st = ("fail", "missing: the test did not report on this kernel")
+                count(st)
+                cells.append(st)
+                if st[0] != "pass" and st[1]:
+                    notes.append((f"{t} [{k}]", st[1]))
+            differs = not rust_only and len(cols) == 2 and cells[0][0] != cells[1][0]
+            if differs:
+                counts["fail"] += 1
+                notes.append((f"{t}", f"C and Rust differ: {cells[0][0]} vs {cells[1][0]}"))
+            lines.append(fmt_row(t, [x[0] for x in cells], "  <- C/Rust differ" if differs else ""))
+        for k in cols:
+            for chk, st in parsed[k][1].items():
+                count(st)
+                lines.append(fmt_row(f"({k}) {chk}", [st[0] if m == k else "" for m in cols]))
+                if st[0] != "pass":
+                    notes.append((f"({k}) {chk}", st[1]))
+        lines.append("")
+
+    print("\n".join(lines))
+    if notes:
+        print("reasons (failures and skips):")
+        for t, why in notes:
+            print(f"  {t}: {why}")
+        print()
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump({n: {"results": parsed[n][0], "checks": parsed[n][1]} for n in parsed},
+                      f, indent=1, sort_keys=True)
+    print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
+    return 1 if counts["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

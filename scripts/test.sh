@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test.sh [FLAVOUR...]: the whole test run, for each flavour (default:
+# base and debug): host tests of the crate, both kernels built from one
+# tree, every selftest booted on each in QEMU, then one side-by-side table
+# and the line "N passed, N failed, N skipped" over everything.
+set -uo pipefail
+. "$(dirname "$0")/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+S="$REPO/scripts"
+Q="$REPO/qemu"
+
+flavours=("$@")
+[ ${#flavours[@]} -gt 0 ] || flavours=(base debug)
+t0=$(date +%s)
+declare -A took
+step() { # step NAME CMD...: run a step, record its wall time
+	local name=$1 s
+	shift
+	s=$(date +%s)
+	"$@"
+	local rc=$?
+	took[$name]=$(($(date +%s) - s))
+	return $rc
+}
+
+fatal=0
+step selftests "$S/build-selftests.sh" || fatal=1
+[ $fatal = 1 ] || step initramfs "$Q/mkinitramfs.sh" || fatal=1
+[ $fatal = 0 ] || die "could not build the guest user space"
+
+reports=()
+host_out="$OUT/host-test.tap"
+if [ -x "$S/host-test.sh" ]; then
+	step host-test "$S/host-test.sh" --tap "$host_out" || true
+	reports+=("host=$host_out")
+fi
+for fl in "${flavours[@]}"; do
+	for v in c rust; do
+		name=$v
+		[ "$fl" = base ] || name="$v-$fl"
+		rm -f "$OUT/console-$name-test.log"
+		if step "build $name" "$S/build-kernel.sh" "$v" "$fl"; then
+			step "qemu $name" "$Q/run.sh" "$name" test || true
+		else
+			log "build of $name failed: its tests count as failed"
+		fi
+		reports+=("$name=$OUT/console-$name-test.log")
+	done
+done
+
+echo
+echo "=== nstree-rs test results: C vs Rust ($(cat "$PRISTINE/.nstree-rs-version")) ==="
+python3 "$S/report.py" --out "$OUT" "${reports[@]}" | tee "$OUT/report.txt"
+rc=${PIPESTATUS[0]}
+
+echo
+echo "=== wall times ==="
+for k in "${!took[@]}"; do printf '%-24s %5ss\n' "$k" "${took[$k]}"; done | sort
+printf '%-24s %5ss\n' total $(($(date +%s) - t0))
+echo "accelerator: $(. "$OUT/accel.env" 2>/dev/null && echo "$ACCEL_NAME")"
+# The summary line comes last.
+tail -1 "$OUT/report.txt"
+exit $rc
