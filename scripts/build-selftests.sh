@@ -24,6 +24,17 @@ n=$(find "$ns_out" -maxdepth 1 -type f -executable | wc -l)
 [ "$n" -ge 12 ] || die "expected 12 namespaces selftests, built $n"
 log "built $n upstream namespaces selftests into $ns_out"
 
+# Guest tools (tools/*/, bench/): each directory with a Makefile builds
+# static binaries into O=$OUT/guest-bin, installed as /usr/bin in the guest.
+mkdir -p "$OUT/guest-bin"
+for d in "$REPO"/tools/*/ "$REPO"/bench/; do
+	[ -f "$d/Makefile" ] || continue
+	log "building guest tool $(basename "$d")"
+	make -s -C "$d" O="$OUT/guest-bin" KHDR_INCLUDES="-isystem $hdr/include" \
+		>"$LOGS/tool-$(basename "$d").log" 2>&1 ||
+		{ tail -30 "$LOGS/tool-$(basename "$d").log"; die "building $d failed"; }
+done
+
 if [ -f "$REPO/selftests/Makefile" ]; then
 	log "building nstree-rs selftests"
 	make -s -C "$REPO/selftests" O="$OUT/selftests/nstree-rs" \

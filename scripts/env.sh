@@ -31,7 +31,8 @@ export CCACHE_COMPILERCHECK=content
 PRISTINE="$NSTREE_CACHE/src/linux-source-$LINUX_SERIES"
 RUST_TREE="$NSTREE_CACHE/trees/rust"
 LOGS="$NSTREE_CACHE/logs"
-OUT="$NSTREE_CACHE/out"
+: "${NSTREE_OUT:=$NSTREE_CACHE/out}"
+OUT=$NSTREE_OUT
 mkdir -p "$LOGS" "$OUT"
 
 JOBS=${JOBS:-$(($(nproc) + 1))}

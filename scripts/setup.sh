@@ -23,6 +23,30 @@ if [ ${#missing[@]} -gt 0 ]; then
 		{ tail -20 "$LOGS/apt-install.log"; die "apt-get install failed"; }
 fi
 
+# QEMU >= 8 runs multi-threaded TCG with 2 vCPUs cleanly (7.2 Oopses in
+# text patching); bookworm has 7.2, bookworm-backports has 10.  Install it
+# from a private apt configuration: the system's sources stay untouched.
+qemu_major=$(qemu-system-x86_64 --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\).*/\1/p')
+if [ "${qemu_major:-0}" -lt 8 ] && grep -q '^VERSION_CODENAME=bookworm' /etc/os-release; then
+	A="$NSTREE_CACHE/apt-bpo"
+	mkdir -p "$A/etc" "$A/lists/partial" "$A/cache/archives/partial"
+	key=/usr/share/keyrings/debian-archive-keyring.gpg
+	{
+		echo "deb [signed-by=$key] http://deb.debian.org/debian bookworm main"
+		echo "deb [signed-by=$key] http://deb.debian.org/debian bookworm-updates main"
+		echo "deb [signed-by=$key] http://deb.debian.org/debian-security bookworm-security main"
+		echo "deb [signed-by=$key] http://deb.debian.org/debian bookworm-backports main"
+	} >"$A/etc/sources.list"
+	APT=(-o "Dir::Etc::SourceList=$A/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	     -o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -o APT::Sandbox::User=root)
+	log "installing qemu-system-x86 from bookworm-backports (QEMU ${qemu_major:-none} is too old)"
+	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get "${APT[@]}" -qq update
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${APT[@]}" install -y -qq \
+		-t bookworm-backports qemu-system-x86 >"$LOGS/qemu-bpo-install.log" 2>&1 ||
+		log "warning: backports QEMU failed to install; TCG will use one vCPU"
+fi
+
 have_bindgen() {
 	[ -x "$BINDGEN" ] && "$BINDGEN" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"
 }
@@ -36,4 +60,4 @@ fi
 
 "$RUSTC" --version | grep -q '^rustc 1\.' || die "$RUSTC is not a rustc"
 [ -d /usr/lib/rustlib/src/rust/library/core ] || die "rust-web-src: no library source"
-log "toolchain: $("$RUSTC" --version), $("$BINDGEN" --version), $(clang-19 --version | head -1)"
+log "toolchain: $("$RUSTC" --version | cut -d" " -f1-2), $("$BINDGEN" --version), clang $(clang-19 -dumpversion), $(qemu-system-x86_64 --version | head -1 | cut -d" " -f3-4)"
