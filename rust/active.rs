@@ -14,8 +14,8 @@
 //! (listns(), the KUnit tests) uses the types.
 
 use crate::cascade::{Active, Pinned};
-pub(crate) use crate::ffi::NsRef;
 use crate::ffi::NsCommon;
+pub(crate) use crate::ffi::NsRef;
 
 /// An active reference on a namespace, borrowing its counted reference.
 pub(crate) type ActiveRef<'a> = Active<'a, NsRef>;

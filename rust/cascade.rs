@@ -31,6 +31,11 @@
 //!                        init_user_ns (1, always active)
 //! ```
 
+#![forbid(unsafe_code)]
+// The items are `pub` for the host test crate (rust/host), which builds
+// this very file as a module and tests it from outside.
+#![allow(unreachable_pub)]
+
 /// A namespace as the active reference count sees it.
 pub trait ActiveNode {
     /// Whether this is a boot-time namespace: always active, never counted.

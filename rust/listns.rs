@@ -76,7 +76,10 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
     req::check_args(nr_ns_ids, flags)?;
     let mut out = UserIds::new(ids, nr_ns_ids)?;
     let kreq = ffi::read_request(req)?;
-    let (types, user_ns_id) = (kreq.__bindgen_anon_1.ns_type, kreq.__bindgen_anon_1.user_ns_id);
+    let (types, user_ns_id) = (
+        kreq.__bindgen_anon_1.ns_type,
+        kreq.__bindgen_anon_1.user_ns_id,
+    );
     req::check_request(kreq.spare, types)?;
 
     let filter = Filter {
@@ -104,7 +107,14 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
             let root = ffi::type_root(ty).ok_or(code::EINVAL)?;
             walk(root, Link::Type, resume, &filter, &mut out, nr_ns_ids)
         }
-        None => walk(tree::unified(), Link::Unified, resume, &filter, &mut out, nr_ns_ids),
+        None => walk(
+            tree::unified(),
+            Link::Unified,
+            resume,
+            &filter,
+            &mut out,
+            nr_ns_ids,
+        ),
     }
 }
 
@@ -154,7 +164,11 @@ fn walk(
         let step = {
             let g = rcu::read_lock();
             let pos = at.as_ref().map(NsRef::ns);
-            let mut cur = if inclusive { pos } else { root.next_rcu(pos, link, &g) };
+            let mut cur = if inclusive {
+                pos
+            } else {
+                root.next_rcu(pos, link, &g)
+            };
             inclusive = false;
             let mut skipped = 0;
             loop {

@@ -8,6 +8,9 @@
 //! (checked against the kernel's constants in `listns.rs`).
 
 #![forbid(unsafe_code)]
+// The items are `pub` for the host test crate (rust/host), which builds
+// this very file as a module and tests it from outside.
+#![allow(unreachable_pub)]
 
 /// `struct ns_id_req` version 0, the only one: 32 bytes.
 pub const NS_ID_REQ_SIZE_VER0: usize = 32;

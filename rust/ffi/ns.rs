@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! `struct ns_common` and the counted reference.
+
+use core::ffi::c_int;
+use core::ptr::{self, NonNull};
+
+use kernel::bindings;
+use kernel::sync::atomic::{Atomic, Full, Relaxed};
+use kernel::types::Opaque;
+
+use super::glue;
+use super::tree::{node_empty, TreeRoot};
+use super::{NS_LAST_INIT_ID, NS_TREE_OFFSET};
+use crate::cascade::ActiveNode;
+use crate::tree::Link;
+
+/// A namespace: `struct ns_common`.
+///
+/// # Invariants
+///
+/// A `&NsCommon` is only created for a live, initialised `struct
+/// ns_common`, and only for as long as the memory is guaranteed to stay
+/// valid (an RCU read-side section, the tree lock, or a held `__ns_ref`).
+#[repr(transparent)]
+pub(crate) struct NsCommon(Opaque<bindings::ns_common>);
+
+// SAFETY: `struct ns_common` is shared between CPUs by design: the fields
+// read through `&NsCommon` are immutable once the namespace is on a tree
+// (`ns_id`, `ns_type`, `ops`, `inum`) or atomics (`__ns_ref`,
+// `__ns_ref_active`); the tree links are only changed under `ns_tree_lock`.
+unsafe impl Sync for NsCommon {}
+// SAFETY: see `Sync`; nothing in `struct ns_common` is tied to a thread.
+unsafe impl Send for NsCommon {}
+
+impl NsCommon {
+    /// Borrows a C namespace.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point to an initialised `struct ns_common` that stays
+    /// valid for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ns_common) -> &'a NsCommon {
+        // SAFETY: `NsCommon` is a transparent wrapper and the caller
+        // guarantees validity for `'a`.
+        unsafe { &*ptr.cast::<NsCommon>() }
+    }
+
+    /// The raw `struct ns_common` pointer.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::ns_common {
+        self.0.get()
+    }
+
+    fn tree(&self) -> *mut bindings::ns_tree {
+        // The anonymous `struct ns_tree` starts at `NS_TREE_OFFSET`.
+        self.as_ptr()
+            .cast::<u8>()
+            .wrapping_add(NS_TREE_OFFSET)
+            .cast()
+    }
+
+    /// The 64-bit namespace id (0 until `__ns_tree_gen_id()`).
+    pub(crate) fn id(&self) -> u64 {
+        // SAFETY: `self` is valid (type invariant); `ns_id` is written once,
+        // before the namespace is published on any tree.
+        unsafe { (*self.tree()).ns_id }
+    }
+
+    /// The `CLONE_NEW*` flag of the namespace type.
+    pub(crate) fn ns_type(&self) -> u32 {
+        // SAFETY: `self` is valid; `ns_type` never changes after init.
+        unsafe { (*self.as_ptr()).ns_type }
+    }
+
+    /// Whether this is one of the boot-time namespaces.
+    pub(crate) fn is_initial(&self) -> bool {
+        self.id() <= NS_LAST_INIT_ID
+    }
+
+    /// The active reference count, `__ns_ref_active`.
+    pub(crate) fn active(&self) -> &Atomic<i32> {
+        // SAFETY: `__ns_ref_active` is an `atomic_t` inside the valid
+        // namespace, only accessed atomically, and lives as long as `self`.
+        unsafe { Atomic::from_ptr(ptr::addr_of_mut!((*self.tree()).__ns_ref_active.counter)) }
+    }
+
+    /// The main reference count, `__ns_ref`.
+    pub(crate) fn refs(&self) -> i32 {
+        // SAFETY: `__ns_ref` is a `refcount_t` inside the valid namespace,
+        // only accessed atomically.
+        let r =
+            unsafe { ptr::addr_of_mut!((*self.as_ptr()).__bindgen_anon_1.__ns_ref.refs.counter) };
+        // SAFETY: as above; the pointer is valid for the lifetime of `self`.
+        unsafe { Atomic::from_ptr(r) }.load(Relaxed)
+    }
+
+    /// The user namespace that owns this one (`ops->owner()`), including
+    /// `init_user_ns`. `None` for namespaces without operations and for
+    /// `init_user_ns` itself.
+    ///
+    /// The owner is pinned by its child, so the borrow lives as long as
+    /// `self`'s.
+    pub(crate) fn owner(&self) -> Option<&NsCommon> {
+        // SAFETY: `self` is valid; `ops` never changes after init.
+        if unsafe { (*self.as_ptr()).ops }.is_null() {
+            return None;
+        }
+        // SAFETY: `ops` is set, so `ops->owner` is a valid callback
+        // (the glue calls it); it returns the owning user namespace.
+        let user_ns = unsafe { glue::nstree_rs_ns_owner(self.as_ptr()) };
+        if user_ns.is_null() {
+            return None;
+        }
+        // SAFETY: `user_ns` is live: every namespace holds a counted
+        // reference on its owner for its whole lifetime, and `ns` is the
+        // `struct ns_common` embedded in it.
+        Some(unsafe { NsCommon::from_raw(ptr::addr_of_mut!((*user_ns).ns)) })
+    }
+
+    /// Whether the namespace has operations (all but a few internal ones).
+    pub(crate) fn has_ops(&self) -> bool {
+        // SAFETY: `self` is valid; `ops` never changes after init.
+        !unsafe { (*self.as_ptr()).ops }.is_null()
+    }
+
+    /// Whether `self` is `init_user_ns`.
+    pub(crate) fn is_init_user_ns(&self) -> bool {
+        // SAFETY: taking the address of the static does not access it.
+        ptr::eq(self.as_ptr(), unsafe {
+            ptr::addr_of_mut!(bindings::init_user_ns.ns)
+        })
+    }
+
+    /// The tree of namespaces owned by this (user) namespace.
+    pub(crate) fn owner_root(&self) -> &TreeRoot {
+        // SAFETY: `ns_owner_root` is embedded in the valid namespace and
+        // lives as long as it; `TreeRoot` is a transparent wrapper.
+        unsafe { TreeRoot::from_raw(ptr::addr_of_mut!((*self.tree()).ns_owner_root)) }
+    }
+
+    /// Whether the caller's task uses this namespace (`is_current_namespace()`).
+    pub(crate) fn is_current(&self) -> bool {
+        // SAFETY: `self` is a valid namespace; the function only reads
+        // `current`'s nsproxy and creds.
+        unsafe { bindings::is_current_namespace(self.as_ptr()) }
+    }
+
+    pub(super) fn node(&self, link: Link) -> *mut bindings::ns_tree_node {
+        let t = self.tree();
+        // SAFETY: projections to fields of the valid `struct ns_tree`.
+        unsafe {
+            match link {
+                Link::Unified => ptr::addr_of_mut!((*t).ns_unified_node),
+                Link::Type => ptr::addr_of_mut!((*t).ns_tree_node),
+                Link::Owner => ptr::addr_of_mut!((*t).ns_owner_node),
+            }
+        }
+    }
+
+    /// Whether the node for `link` is on a tree.
+    pub(crate) fn on_tree(&self, link: Link) -> bool {
+        // SAFETY: the node belongs to the valid namespace.
+        !unsafe { node_empty(self.node(link)) }
+    }
+
+    /// Sets the namespace id.
+    ///
+    /// # Safety
+    ///
+    /// The namespace must not be on any tree yet (nobody else reads the id).
+    pub(crate) unsafe fn set_id(&self, id: u64) {
+        // SAFETY: the caller guarantees exclusive access to `ns_id`.
+        unsafe { (*self.tree()).ns_id = id };
+    }
+}
+
+impl ActiveNode for NsCommon {
+    fn is_initial(&self) -> bool {
+        NsCommon::is_initial(self)
+    }
+
+    fn active_owner(&self) -> Option<&Self> {
+        crate::active::ns_owner(self)
+    }
+
+    fn active_dec_and_test(&self) -> bool {
+        self.active().fetch_sub(1, Full) == 1
+    }
+
+    fn active_fetch_inc(&self) -> i32 {
+        self.active().fetch_add(1, Full)
+    }
+
+    fn active_read(&self) -> i32 {
+        self.active().load(Relaxed)
+    }
+
+    fn check(&self, ok: bool) {
+        crate::vfs_warn_on_once!(!ok);
+    }
+}
+
+/// A counted (`__ns_ref`) reference to a namespace.
+///
+/// # Invariants
+///
+/// `ns` points to a live namespace on which this value owns one `__ns_ref`
+/// count (or an initial namespace, whose count is never changed); the count
+/// is dropped through `ops->put()`.
+pub(crate) struct NsRef {
+    ns: NonNull<NsCommon>,
+}
+
+// SAFETY: the count can be dropped from any thread.
+unsafe impl Send for NsRef {}
+// SAFETY: `&NsRef` only gives `&NsCommon`, which is `Sync`.
+unsafe impl Sync for NsRef {}
+
+impl NsRef {
+    /// Takes a counted reference (`__ns_ref_get()`); fails once the count
+    /// has dropped to zero (the namespace is being freed).
+    pub(crate) fn try_get(ns: &NsCommon) -> Option<NsRef> {
+        // Initial namespaces are never freed and their count is fixed.
+        // SAFETY: `ns` is valid; the glue does refcount_inc_not_zero().
+        if ns.is_initial() || unsafe { glue::nstree_rs_ns_ref_inc_not_zero(ns.as_ptr()) } {
+            // INVARIANT: we own the count we just took.
+            Some(NsRef {
+                ns: NonNull::from(ns),
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The namespace.
+    pub(crate) fn ns(&self) -> &NsCommon {
+        // SAFETY: the count we own keeps the namespace alive.
+        unsafe { self.ns.as_ref() }
+    }
+}
+
+impl Drop for NsRef {
+    fn drop(&mut self) {
+        // A namespace without `ops` cannot be put (and is never handed out).
+        // SAFETY: `ops` is immutable after init.
+        if unsafe { (*self.ns().as_ptr()).ops }.is_null() {
+            return;
+        }
+        // SAFETY: we own one count, which `ops->put()` consumes.
+        unsafe { glue::nstree_rs_ns_put(self.ns.as_ptr().cast()) };
+    }
+}
+
+/// `may_see_all_namespaces()`: the caller is in the initial pid namespace
+/// and has CAP_SYS_ADMIN over its owner.
+pub(crate) fn may_see_all() -> bool {
+    // SAFETY: `get_current()` is always valid in process context, as is
+    // the static `init_pid_ns`; the calls only read them.
+    unsafe {
+        let pid_ns = bindings::task_active_pid_ns(bindings::get_current());
+        let init = ptr::addr_of_mut!(bindings::init_pid_ns);
+        ptr::eq(pid_ns, init)
+            && bindings::ns_capable_noaudit((*init).user_ns, bindings::CAP_SYS_ADMIN as c_int)
+    }
+}
+
+/// A counted reference on the caller's user namespace (`current_user_ns()`).
+pub(crate) fn current_user_ns() -> Option<NsRef> {
+    // SAFETY: the caller's credentials pin their user namespace for the
+    // duration of this call, long enough to take our own reference.
+    let ns = unsafe { NsCommon::from_raw(ptr::addr_of_mut!((*bindings::current_user_ns()).ns)) };
+    NsRef::try_get(ns)
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! A private tree of fake namespaces for the KUnit tests.
+
+use core::ptr;
+
+use kernel::bindings;
+use kernel::error::Result;
+use kernel::sync::rcu::Guard;
+use kernel::types::Opaque;
+
+use super::exports::ns_tree_root_init;
+use super::lock::{read_retry, ReadGuard, WriteGuard};
+use super::ns::NsCommon;
+use super::tree::{node_init, TreeRoot};
+use super::NS_TREE_OFFSET;
+use crate::tree::Link;
+
+/// A private tree of fake namespaces for the KUnit tests: never on the
+/// global trees, so nothing else can see them.
+pub(crate) struct TestTree {
+    root: kernel::alloc::KBox<TreeRoot>,
+    nodes: kernel::alloc::KVec<kernel::alloc::KBox<FakeNs>>,
+}
+
+/// Storage for a fake `struct ns_common`, sized from the real layout (not
+/// from `bindings::ns_common`, which bindgen gets too small).
+#[repr(C, align(64))]
+struct FakeNs([u8; NS_TREE_OFFSET + core::mem::size_of::<bindings::ns_tree>()]);
+
+impl TestTree {
+    /// A tree holding fake UTS namespaces with `ids`, inserted in order.
+    pub(crate) fn new(ids: &[u64]) -> Result<TestTree> {
+        use kernel::alloc::{flags::GFP_KERNEL, KBox, KVec};
+        let root = KBox::new(TreeRoot(Opaque::uninit()), GFP_KERNEL)?;
+        // SAFETY: the root is fresh and ours.
+        unsafe { ns_tree_root_init(root.0.get()) };
+        let mut t = TestTree {
+            root,
+            nodes: KVec::new(),
+        };
+        for &id in ids {
+            let raw = t.alloc(id)?;
+            // SAFETY: the fake namespace lives in `t.nodes`.
+            let ns = unsafe { NsCommon::from_raw(raw) };
+            let w = WriteGuard::lock();
+            t.root.insert(ns, Link::Type, &w);
+        }
+        Ok(t)
+    }
+
+    fn alloc(&mut self, id: u64) -> Result<*mut bindings::ns_common> {
+        use kernel::alloc::{flags::GFP_KERNEL, KBox};
+        let fake = KBox::new(FakeNs([0; core::mem::size_of::<FakeNs>()]), GFP_KERNEL)?;
+        let raw = ptr::addr_of!(*fake)
+            .cast_mut()
+            .cast::<bindings::ns_common>();
+        // SAFETY: `raw` is zeroed storage of the full `struct ns_common`
+        // size, owned by `self.nodes` until the tree is dropped; a zeroed
+        // ns_common with NULL ops is a valid namespace for tree purposes.
+        unsafe {
+            (*raw).ns_type = bindings::CLONE_NEWUTS;
+            (*raw).__bindgen_anon_1.__ns_ref.refs.counter = 1;
+            let ns = NsCommon::from_raw(raw);
+            node_init(ns.node(Link::Type));
+            ns.set_id(id);
+        }
+        // Moving the box into `self.nodes` does not move its contents.
+        self.nodes.push(fake, GFP_KERNEL)?;
+        Ok(raw)
+    }
+
+    /// The fake namespace with `id`.
+    pub(crate) fn get(&self, id: u64) -> Option<&NsCommon> {
+        let g = Guard::new();
+        // The fake namespaces live as long as `self`, not just the guard.
+        let ns = self.root.find_rcu(id, Link::Type, &g)?.as_ptr();
+        // SAFETY: every node on the private tree is one of `self.nodes`.
+        Some(unsafe { NsCommon::from_raw(ns) })
+    }
+
+    /// The ids in list order.
+    pub(crate) fn ids_in_order(&self) -> kernel::alloc::KVec<u64> {
+        let mut v = kernel::alloc::KVec::new();
+        let g = Guard::new();
+        let mut cur = self.root.next_rcu(None, Link::Type, &g);
+        while let Some(ns) = cur {
+            let _ = v.push(ns.id(), kernel::alloc::flags::GFP_KERNEL);
+            cur = self.root.next_rcu(Some(ns), Link::Type, &g);
+        }
+        v
+    }
+
+    /// `find_rcu()` with seqlock retry.
+    pub(crate) fn find(&self, id: u64) -> Option<u64> {
+        let g = Guard::new();
+        read_retry(|| self.root.find_rcu(id, Link::Type, &g)).map(NsCommon::id)
+    }
+
+    /// The smallest id `>= id`.
+    pub(crate) fn lower_bound(&self, id: u64) -> Option<u64> {
+        let r = ReadGuard::lock();
+        self.root.lower_bound(id, Link::Type, &r).map(NsCommon::id)
+    }
+
+    /// The ids before and after `id` on the list.
+    pub(crate) fn neighbours(&self, id: u64) -> (Option<u64>, Option<u64>) {
+        let Some(ns) = self.get(id) else {
+            return (None, None);
+        };
+        let g = Guard::new();
+        (
+            self.root.prev_rcu(ns, Link::Type, &g).map(NsCommon::id),
+            self.root
+                .next_rcu(Some(ns), Link::Type, &g)
+                .map(NsCommon::id),
+        )
+    }
+
+    /// Removes the namespace with `id`.
+    pub(crate) fn remove(&self, id: u64) {
+        if let Some(ns) = self.get(id) {
+            let w = WriteGuard::lock();
+            self.root.remove(ns, Link::Type, &w);
+        }
+    }
+
+    /// Tries to insert a second namespace with an existing id.
+    pub(crate) fn insert_duplicate(&mut self, id: u64) -> bool {
+        let Ok(ns) = self.alloc(id) else { return false };
+        // SAFETY: the fake namespace lives in `self.nodes`.
+        let ns = unsafe { NsCommon::from_raw(ns) };
+        let w = WriteGuard::lock();
+        self.root.insert(ns, Link::Type, &w)
+    }
+}
+
+impl Drop for TestTree {
+    fn drop(&mut self) {
+        let w = WriteGuard::lock();
+        for fake in self.nodes.iter() {
+            // SAFETY: as in `alloc()`.
+            let ns = unsafe { NsCommon::from_raw(ptr::addr_of!(**fake).cast_mut().cast()) };
+            if ns.on_tree(Link::Type) {
+                self.root.remove(ns, Link::Type, &w);
+            }
+        }
+        drop(w);
+        // Lockless readers of the private tree are all gone (only the
+        // test thread used it), so the memory can go without a grace period.
+    }
+}

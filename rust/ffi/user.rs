@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! The user boundary: the `listns()` request and the id buffer.
+
+use core::ptr;
+
+use kernel::bindings;
+use kernel::error::{code, Error, Result};
+use kernel::uaccess::{UserPtr, UserSlice, UserSliceWriter};
+
+use super::glue;
+
+/// `struct ns_id_req`, read from user space.
+pub(crate) type NsIdReq = bindings::ns_id_req;
+
+/// Reads the `struct ns_id_req` at `req` with `copy_ns_id_req()`'s rules:
+/// `-EFAULT` if the size cannot be read, `-E2BIG` above `PAGE_SIZE`,
+/// `-EINVAL` below version 0, then `copy_struct_from_user()` (`-E2BIG` for
+/// non-zero bytes past what we know, `-EFAULT`).
+pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
+    let mut size = [0u8; 4];
+    UserSlice::new(req, 4)
+        .reader()
+        .read_slice(&mut size)
+        .map_err(|_| code::EFAULT)?;
+    let usize = u32::from_ne_bytes(size) as usize;
+    crate::req::check_size(usize, kernel::page::PAGE_SIZE)?;
+    let mut kreq = NsIdReq::default();
+    // SAFETY: `kreq` is a valid destination of `size_of::<NsIdReq>()`
+    // bytes; the source is a user pointer, checked by the callee.
+    let ret = unsafe {
+        glue::nstree_rs_copy_struct_from_user(
+            ptr::addr_of_mut!(kreq).cast(),
+            core::mem::size_of::<NsIdReq>(),
+            req.as_const_ptr(),
+            usize,
+        )
+    };
+    if ret != 0 {
+        return Err(Error::from_errno(ret));
+    }
+    Ok(kreq)
+}
+
+/// The user buffer of namespace ids that `listns()` fills.
+pub(crate) struct UserIds {
+    writer: UserSliceWriter,
+}
+
+impl UserIds {
+    /// Checks the whole buffer with `access_ok()` (`-EFAULT`), as the C
+    /// syscall does before anything else is read.
+    pub(crate) fn new(ids: UserPtr, nr: usize) -> Result<UserIds> {
+        let len = nr * core::mem::size_of::<u64>();
+        // SAFETY: `access_ok()` only checks the range against the user
+        // address space limit.
+        if !unsafe { glue::nstree_rs_access_ok(ids.as_const_ptr(), len) } {
+            return Err(code::EFAULT);
+        }
+        Ok(UserIds {
+            writer: UserSlice::new(ids, len).writer(),
+        })
+    }
+
+    /// Stores the next id (`put_user()`), `-EFAULT` on a fault.
+    pub(crate) fn push(&mut self, id: u64) -> Result {
+        self.writer
+            .write_slice(&id.to_ne_bytes())
+            .map_err(|_| code::EFAULT)
+    }
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! A model `listns()` over a `BTreeMap` of namespaces.
+//!
+//! The structure follows `rust/listns.rs` step by step, and every decision
+//! is made by the kernel crate's [`req`] functions: [`req::check_args`],
+//! [`req::check_size`] (in the model of `read_request()`),
+//! [`req::check_request`], [`req::single_type`], [`req::requested`],
+//! [`req::resume_from`] and [`req::may_list`]. The trees are views of the
+//! map: the unified tree holds every namespace, a type tree those of one
+//! type, an owner tree those a user namespace owns.
+//!
+//! Resuming looks up the lower bound of `ns_id + 1` on the walked tree and
+//! fails with `ENOENT` if there is none or it is inactive, without looking
+//! further (`lookup_ns_id_at()` / `lookup_ns_owner_at()` in
+//! `kernel/nstree.c`, `first_at()` in `rust/listns.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
+
+use crate::req::{self, ns_type, Errno};
+
+/// `PAGE_SIZE` on x86_64.
+pub const PAGE_SIZE: usize = 4096;
+
+/// A namespace as `listns()` sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// `ns_type`.
+    pub ty: u32,
+    /// The owning user namespace's id (`None` only for `init_user_ns`).
+    pub owner: Option<u64>,
+    /// Whether the active count is non-zero.
+    pub active: bool,
+}
+
+/// All namespaces on the trees, by id.
+#[derive(Clone, Debug, Default)]
+pub struct World {
+    /// id -> namespace.
+    pub ns: BTreeMap<u64, Entry>,
+}
+
+/// The calling task.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    /// `may_see_all_namespaces()`: in the initial pid namespace with
+    /// `CAP_SYS_ADMIN` over it.
+    pub see_all: bool,
+    /// The ids of its own namespaces (`is_current_namespace()`).
+    pub current: BTreeSet<u64>,
+    /// The id of its user namespace (`current_user_ns()`).
+    pub user_ns: u64,
+}
+
+/// A tree to walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tree {
+    /// All namespaces.
+    Unified,
+    /// The namespaces of one type.
+    Type(u32),
+    /// The namespaces a user namespace owns.
+    Owner(u64),
+}
+
+impl World {
+    /// Whether namespace `e` is on `tree`.
+    pub fn on_tree(e: &Entry, tree: Tree) -> bool {
+        match tree {
+            Tree::Unified => true,
+            Tree::Type(t) => e.ty == t,
+            Tree::Owner(o) => e.owner == Some(o),
+        }
+    }
+
+    /// The namespace on `tree` with the smallest id `>= from`
+    /// (`ns_tree_root::lower_bound()`).
+    pub fn lower_bound(&self, tree: Tree, from: u64) -> Option<(u64, &Entry)> {
+        self.ns
+            .range(from..)
+            .find(|(_, e)| Self::on_tree(e, tree))
+            .map(|(&id, e)| (id, e))
+    }
+
+    /// The namespace after `cur` on `tree`, or the first (`next_rcu()`).
+    pub fn next(&self, tree: Tree, cur: Option<u64>) -> Option<u64> {
+        let from = cur.map_or(Bound::Unbounded, Bound::Excluded);
+        self.ns
+            .range((from, Bound::Unbounded))
+            .find(|(_, e)| Self::on_tree(e, tree))
+            .map(|(&id, _)| id)
+    }
+
+    /// A "counted reference" on `id` if it is active
+    /// (`get_unless_inactive()`).
+    fn get_unless_inactive(&self, id: u64) -> Option<u64> {
+        self.ns.get(&id).filter(|e| e.active).map(|_| id)
+    }
+
+    /// `tree::lookup_rcu()`: the namespace `id` on the tree of `ty`.
+    fn lookup(&self, id: u64, ty: u32) -> Option<u64> {
+        self.ns.get(&id).filter(|e| e.ty == ty).map(|_| id)
+    }
+}
+
+/// `struct ns_id_req`, as user space lays it out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Req {
+    /// `size`.
+    pub size: u32,
+    /// `spare`.
+    pub spare: u32,
+    /// `ns_id`: the last id already listed (0: from the start).
+    pub ns_id: u64,
+    /// `ns_type`.
+    pub ns_type: u32,
+    /// `spare2` (not checked).
+    pub spare2: u32,
+    /// `user_ns_id`.
+    pub user_ns_id: u64,
+}
+
+impl Req {
+    /// A version 0 request.
+    pub fn v0(ns_id: u64, ns_type: u32, user_ns_id: u64) -> Req {
+        Req {
+            size: req::NS_ID_REQ_SIZE_VER0 as u32,
+            ns_id,
+            ns_type,
+            user_ns_id,
+            ..Req::default()
+        }
+    }
+
+    /// The 32 bytes of the structure.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(req::NS_ID_REQ_SIZE_VER0);
+        b.extend_from_slice(&self.size.to_ne_bytes());
+        b.extend_from_slice(&self.spare.to_ne_bytes());
+        b.extend_from_slice(&self.ns_id.to_ne_bytes());
+        b.extend_from_slice(&self.ns_type.to_ne_bytes());
+        b.extend_from_slice(&self.spare2.to_ne_bytes());
+        b.extend_from_slice(&self.user_ns_id.to_ne_bytes());
+        b
+    }
+
+    fn from_bytes(b: &[u8]) -> Req {
+        let u32_at = |o: usize| u32::from_ne_bytes(b[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_ne_bytes(b[o..o + 8].try_into().unwrap());
+        Req {
+            size: u32_at(0),
+            spare: u32_at(4),
+            ns_id: u64_at(8),
+            ns_type: u32_at(16),
+            spare2: u32_at(20),
+            user_ns_id: u64_at(24),
+        }
+    }
+}
+
+/// The user memory a call sees.
+#[derive(Clone, Copy, Debug)]
+pub struct UserMem<'a> {
+    /// The readable bytes at `req` (a fault after them).
+    pub req: &'a [u8],
+    /// Whether `access_ok()` accepts the id buffer.
+    pub ids_ok: bool,
+    /// How many ids can be stored before a fault.
+    pub ids_room: usize,
+}
+
+/// `read_request()` of `rust/ffi/user.rs`: the size, [`req::check_size`],
+/// then `copy_struct_from_user()` (bytes past the known structure must be
+/// zero, `E2BIG`; unreadable bytes are `EFAULT`).
+pub fn read_request(mem: &[u8]) -> Result<Req, Errno> {
+    let size = mem.get(..4).ok_or(Errno::Fault)?;
+    let usize = u32::from_ne_bytes(size.try_into().unwrap()) as usize;
+    req::check_size(usize, PAGE_SIZE)?;
+    let ksize = req::NS_ID_REQ_SIZE_VER0;
+    if usize > ksize {
+        // check_zeroed_user()
+        let tail = mem.get(ksize..usize).ok_or(Errno::Fault)?;
+        if tail.iter().any(|&b| b != 0) {
+            return Err(Errno::TooBig);
+        }
+    }
+    let known = mem.get(..ksize).ok_or(Errno::Fault)?;
+    Ok(Req::from_bytes(known))
+}
+
+/// The id buffer (`UserIds`).
+struct Out {
+    ids: Vec<u64>,
+    room: usize,
+}
+
+impl Out {
+    /// `UserIds::new()`: `access_ok()` on the whole buffer.
+    fn new(ok: bool, room: usize) -> Result<Out, Errno> {
+        if !ok {
+            return Err(Errno::Fault);
+        }
+        Ok(Out { ids: Vec::new(), room })
+    }
+
+    /// `put_user()`.
+    fn push(&mut self, id: u64) -> Result<(), Errno> {
+        if self.ids.len() == self.room {
+            return Err(Errno::Fault);
+        }
+        self.ids.push(id);
+        Ok(())
+    }
+}
+
+/// What the caller may see and wants.
+struct Filter<'a> {
+    types: u32,
+    see_all: bool,
+    caller: &'a Caller,
+}
+
+impl Filter<'_> {
+    /// `legitimize()`: requested type, visible to the caller, active.
+    fn legitimize(&self, world: &World, id: u64) -> Option<u64> {
+        let e = &world.ns[&id];
+        if !req::requested(self.types, e.ty) {
+            return None;
+        }
+        if !req::may_list(self.see_all, self.caller.current.contains(&id)) {
+            return None;
+        }
+        world.get_unless_inactive(id)
+    }
+}
+
+/// `ffi::type_root()`.
+fn type_root(ty: u32) -> Option<Tree> {
+    crate::system::TYPES.contains(&ty).then_some(Tree::Type(ty))
+}
+
+/// `listns(req, ids, nr_ns_ids, flags)` with everything in user memory
+/// described by `mem`; the ids written on success.
+pub fn listns(
+    world: &World,
+    caller: &Caller,
+    mem: &UserMem<'_>,
+    nr_ns_ids: usize,
+    flags: u32,
+) -> Result<Vec<u64>, Errno> {
+    req::check_args(nr_ns_ids, flags)?;
+    let mut out = Out::new(mem.ids_ok, mem.ids_room)?;
+    let kreq = read_request(mem.req)?;
+    let (types, user_ns_id) = (kreq.ns_type, kreq.user_ns_id);
+    req::check_request(kreq.spare, types)?;
+
+    let filter = Filter {
+        types,
+        see_all: caller.see_all,
+        caller,
+    };
+    let resume = req::resume_from(kreq.ns_id);
+
+    let tree = if user_ns_id != 0 {
+        let owner = if user_ns_id == req::LISTNS_CURRENT_USER {
+            Some(caller.user_ns)
+        } else {
+            world
+                .lookup(user_ns_id, ns_type::USER)
+                .and_then(|id| world.get_unless_inactive(id))
+        }
+        .ok_or(Errno::Inval)?;
+        Tree::Owner(owner)
+    } else {
+        match req::single_type(types) {
+            Some(ty) => type_root(ty).ok_or(Errno::Inval)?,
+            None => Tree::Unified,
+        }
+    };
+    walk(world, tree, resume, &filter, &mut out, nr_ns_ids)?;
+    Ok(out.ids)
+}
+
+/// `listns()` with a version 0 request and valid buffers.
+pub fn listns_req(world: &World, caller: &Caller, r: &Req, nr: usize) -> Result<Vec<u64>, Errno> {
+    let bytes = r.to_bytes();
+    let mem = UserMem {
+        req: &bytes,
+        ids_ok: true,
+        ids_room: usize::MAX,
+    };
+    listns(world, caller, &mem, nr, 0)
+}
+
+/// `first_at()`: the lower bound of `from`, `ENOENT` if none or inactive.
+fn first_at(world: &World, tree: Tree, from: u64) -> Result<u64, Errno> {
+    world
+        .lower_bound(tree, from)
+        .and_then(|(id, _)| world.get_unless_inactive(id))
+        .ok_or(Errno::NoEnt)
+}
+
+/// `walk()`: up to `nr` ids of `tree` from `resume` on.
+fn walk(
+    world: &World,
+    tree: Tree,
+    resume: Option<u64>,
+    filter: &Filter<'_>,
+    out: &mut Out,
+    nr: usize,
+) -> Result<usize, Errno> {
+    let mut at = match resume {
+        Some(from) => Some(first_at(world, tree, from)?),
+        None => None,
+    };
+    // The first namespace is itself a candidate; later ones are visited.
+    let mut inclusive = at.is_some();
+    let mut listed = 0;
+    while listed < nr {
+        let mut cur = if inclusive { at } else { world.next(tree, at) };
+        inclusive = false;
+        let step = loop {
+            let Some(id) = cur else { break None };
+            if let Some(valid) = filter.legitimize(world, id) {
+                break Some(valid);
+            }
+            cur = world.next(tree, Some(id));
+        };
+        match step {
+            Some(id) => {
+                out.push(id)?;
+                listed += 1;
+                at = Some(id);
+            }
+            None => break,
+        }
+    }
+    Ok(listed)
+}
