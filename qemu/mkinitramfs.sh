@@ -21,8 +21,12 @@ if [ -d "$OUT/selftests/nstree-rs" ]; then
 	find "$OUT/selftests/nstree-rs" -maxdepth 1 -type f -executable \
 		-exec cp {} "$root/tests/nstree-rs/" \;
 fi
+mkdir -p "$root/tests/tools"
 for extra in "$OUT"/guest-bin/*; do
-	[ -f "$extra" ] && cp "$extra" "$root/usr/bin/"
+	[ -f "$extra" ] || continue
+	cp "$extra" "$root/usr/bin/"
+	# Tools' own tests (NAME_test) run with the selftests, in /tests/tools/.
+	case "$extra" in *_test) ln -s "/usr/bin/$(basename "$extra")" "$root/tests/tools/" ;; esac
 done
 cat >"$root/etc/passwd" <<PW
 root:x:0:0:root:/root:/bin/sh

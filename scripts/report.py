@@ -44,8 +44,24 @@ def parse(path):
     bad = [l for l in lines if BAD.search(l)]
     checks["kernel log clean"] = ("fail", bad[0].strip()) if bad else ("pass", "")
 
-    current, plan, seen, kunit_suite = None, None, 0, None
+    current, plan, seen, kunit_suite, retry = None, None, 0, None, None
     for l in lines:
+        if l.startswith("NSTREE-RETRY-BEGIN "):
+            _, binary, tn, attempt = l.split()[:4]
+            retry = (binary, tn, attempt.split("=")[1])
+            continue
+        if l.startswith("NSTREE-RETRY-END "):
+            retry = None
+            continue
+        if retry:
+            # A re-run of a skipped test: its result replaces the skip.
+            m = TAP.match(l)
+            if m and not l.startswith(" ") and m.group(2) == retry[1]:
+                status, desc, directive, reason = m.groups()
+                st = status_of(status, directive, reason)
+                note = f"attempt {retry[2]} of 3 (earlier attempts skipped)"
+                results[f"{retry[0]}:{desc}"] = (st[0], f"{st[1]}; {note}" if st[1] else note)
+            continue
         if l.startswith("NSTREE-TEST-BEGIN "):
             current, plan, seen = l.split()[1], None, 0
             continue
@@ -180,7 +196,7 @@ def main(argv):
                     st = ("fail", "missing: the test did not report on this kernel")
                 count(st)
                 cells.append(st)
-                if st[0] != "pass" and st[1]:
+                if st[1]:
                     notes.append((f"{t} [{k}]", st[1]))
             differs = not rust_only and len(cols) == 2 and cells[0][0] != cells[1][0]
             if differs:
@@ -197,7 +213,7 @@ def main(argv):
 
     print("\n".join(lines))
     if notes:
-        print("reasons (failures and skips):")
+        print("notes (reasons for failures and skips, retried tests):")
         for t, why in notes:
             print(f"  {t}: {why}")
         print()
