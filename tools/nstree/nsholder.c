@@ -121,10 +121,10 @@ int main(int argc, char **argv)
 			sock = true;
 			continue;
 		}
-		for (k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+		for (k = 0; k < (int)ARRAY_SIZE(kinds); k++)
 			if (!strcmp(argv[i], kinds[k].name))
 				break;
-		if (k == (int)(sizeof(kinds) / sizeof(kinds[0])) || n == MAX_NS) {
+		if (k == (int)ARRAY_SIZE(kinds) || n == MAX_NS) {
 			fprintf(stderr, "usage: nsholder [-s] net|uts|ipc|cgroup|mnt...\n");
 			return 1;
 		}

@@ -74,6 +74,10 @@ struct nsfs_file_handle {
 #define NST_ALL		(NST_TIME | NST_MNT | NST_CGROUP | NST_UTS | \
 			 NST_IPC | NST_USER | NST_PID | NST_NET)
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Exit codes, documented in --help. */
 enum {
 	EXIT_OK		= 0,

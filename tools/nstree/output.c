@@ -24,6 +24,30 @@ static void fmt_u64(char *buf, size_t len, bool known, __u64 v)
 		snprintf(buf, len, "?");
 }
 
+/* PF_KTHREAD from include/linux/sched.h, in the flags of /proc/PID/stat */
+#define PF_KTHREAD 0x00200000U
+
+static bool is_kthread(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned int flags;
+	bool ret = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		/* "pid (comm) state ppid pgrp session tty tpgid flags" */
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1)
+			ret = flags & PF_KTHREAD;
+	}
+	fclose(f);
+	return ret;
+}
+
 static void print_comm(pid_t pid)
 {
 	char path[64], comm[64] = "?";
@@ -39,21 +63,43 @@ static void print_comm(pid_t pid)
 	printf("%d(%s)", pid, comm);
 }
 
+/*
+ * Text output names this many processes per namespace at most, and
+ * counts kernel threads rather than naming them: the initial namespaces
+ * hold all of them.  -J lists every pid.
+ */
+#define PIDS_SHOWN 8
+
 /* The last column: the marker, or with -p the processes. */
 static void print_tail(const struct ns_entry *e, const struct out_opts *o)
 {
-	size_t i;
+	size_t i, shown = 0, more = 0, kthreads = 0;
 
 	if (!e->nr_pids) {
-		printf("  %s", no_proc_marker(o));
-	} else if (o->pids) {
-		printf("  ");
-		for (i = 0; i < e->nr_pids; i++) {
-			if (i)
-				putchar(',');
+		printf("  %s\n", no_proc_marker(o));
+		return;
+	}
+	if (!o->pids) {
+		putchar('\n');
+		return;
+	}
+	printf(" ");
+	for (i = 0; i < e->nr_pids; i++) {
+		if (is_kthread(e->pids[i])) {
+			kthreads++;
+		} else if (shown == PIDS_SHOWN) {
+			more++;
+		} else {
+			printf("%s", shown ? "," : " ");
 			print_comm(e->pids[i]);
+			shown++;
 		}
 	}
+	if (more)
+		printf("%s+%zu more", shown ? "," : " ", more);
+	if (kthreads)
+		printf("%s+%zu kernel thread%s", shown || more ? "," : " ",
+		       kthreads, kthreads > 1 ? "s" : "");
 	putchar('\n');
 }
 
@@ -72,7 +118,7 @@ static void print_columns(const struct ns_entry *e, bool with_owner,
 	if (e->uid >= 0)
 		snprintf(uid, sizeof(uid), "%lld", e->uid);
 	else
-		snprintf(uid, sizeof(uid), e->type == NST_USER ? "?" : "");
+		snprintf(uid, sizeof(uid), e->type == NST_USER ? "?" : "-");
 	printf(" %11s", inode);
 	if (with_owner)
 		printf(" %8s", owner);

@@ -52,7 +52,7 @@ static bool is_number(const char *s)
 /* Threads can sit in other namespaces than their group leader. */
 static int scan_task_dir(struct proc_scan *scan, pid_t pid)
 {
-	char path[64];
+	char path[320];
 	struct dirent *d;
 	struct stat st;
 	size_t i;
@@ -66,7 +66,7 @@ static int scan_task_dir(struct proc_scan *scan, pid_t pid)
 	while (!err && (d = readdir(dir))) {
 		if (!is_number(d->d_name))
 			continue;
-		for (i = 0; i < sizeof(ns_links) / sizeof(ns_links[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(ns_links); i++) {
 			snprintf(path, sizeof(path), "/proc/%d/task/%s/ns/%s",
 				 pid, d->d_name, ns_links[i]);
 			if (stat(path, &st)) {

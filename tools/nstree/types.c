@@ -26,7 +26,7 @@ const char *ns_type_name(__u32 type)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(ns_types) / sizeof(ns_types[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ns_types); i++)
 		if (ns_types[i].type == type)
 			return ns_types[i].name;
 	return "?";
@@ -45,10 +45,10 @@ int parse_type_list(const char *list, __u32 *mask)
 	*mask = 0;
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < sizeof(ns_types) / sizeof(ns_types[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(ns_types); i++)
 			if (!strcmp(tok, ns_types[i].name))
 				break;
-		if (i == sizeof(ns_types) / sizeof(ns_types[0])) {
+		if (i == ARRAY_SIZE(ns_types)) {
 			ret = -1;
 			break;
 		}
