@@ -285,6 +285,6 @@ pub(crate) unsafe extern "C" fn nstree_rs_listns(
     match crate::listns::listns(req, ids, nr_ns_ids, flags) {
         // At most `MAX_IDS`, so it fits.
         Ok(n) => n as core::ffi::c_long,
-        Err(e) => e.to_errno() as core::ffi::c_long,
+        Err(e) => core::ffi::c_long::from(e.to_errno()),
     }
 }

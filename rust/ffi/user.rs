@@ -7,7 +7,7 @@ use core::ptr;
 
 use kernel::bindings;
 use kernel::error::{code, Error, Result};
-use kernel::uaccess::{UserPtr, UserSlice, UserSliceWriter};
+use kernel::uaccess::{UserPtr, UserSlice};
 
 use super::glue;
 
@@ -44,8 +44,14 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
 }
 
 /// The user buffer of namespace ids that `listns()` fills.
+///
+/// # Invariants
+///
+/// `ids..ids + cap` passed `access_ok()`; `len <= cap`.
 pub(crate) struct UserIds {
-    writer: UserSliceWriter,
+    ids: *mut u64,
+    cap: usize,
+    len: usize,
 }
 
 impl UserIds {
@@ -59,14 +65,27 @@ impl UserIds {
             return Err(code::EFAULT);
         }
         Ok(UserIds {
-            writer: UserSlice::new(ids, len).writer(),
+            ids: ids.as_mut_ptr().cast(),
+            cap: nr,
+            len: 0,
         })
     }
 
-    /// Stores the next id (`put_user()`), `-EFAULT` on a fault.
+    /// Stores the next id with `put_user()`: one 8-byte store, so a slot
+    /// that straddles a fault is not partially written (`copy_to_user()`
+    /// would copy the bytes before the fault). `-EFAULT` on a fault or
+    /// once the buffer is full.
     pub(crate) fn push(&mut self, id: u64) -> Result {
-        self.writer
-            .write_slice(&id.to_ne_bytes())
-            .map_err(|_| code::EFAULT)
+        if self.len == self.cap {
+            return Err(code::EFAULT);
+        }
+        let slot = self.ids.wrapping_add(self.len);
+        // SAFETY: `slot` is within the range that passed `access_ok()`
+        // (invariant, `len < cap`); `put_user()` handles faults.
+        if unsafe { glue::nstree_rs_put_user_u64(slot, id) } != 0 {
+            return Err(code::EFAULT);
+        }
+        self.len += 1;
+        Ok(())
     }
 }

@@ -99,6 +99,11 @@ bool nstree_rs_access_ok(const void __user *ptr, size_t size)
 	return access_ok(ptr, size);
 }
 
+int nstree_rs_put_user_u64(u64 __user *ptr, u64 val)
+{
+	return put_user(val, ptr);
+}
+
 int nstree_rs_copy_struct_from_user(void *dst, size_t ksize,
 				    const void __user *src, size_t usize)
 {

@@ -202,7 +202,10 @@ impl Out {
         if !ok {
             return Err(Errno::Fault);
         }
-        Ok(Out { ids: Vec::new(), room })
+        Ok(Out {
+            ids: Vec::new(),
+            room,
+        })
     }
 
     /// `put_user()`.

@@ -133,14 +133,22 @@ impl ModelNs {
     pub fn get_plain(&self) {
         assert!(!self.is_freed(), "plain get on freed namespace {}", self.id);
         let prev = self.plain.fetch_add(1, SeqCst);
-        assert!(prev > 0, "plain get on namespace {} with count {prev}", self.id);
+        assert!(
+            prev > 0,
+            "plain get on namespace {} with count {prev}",
+            self.id
+        );
     }
 
     /// Drops a plain reference; `true` if it was the last.
     pub fn put_plain(&self) -> bool {
         assert!(!self.is_freed(), "plain put on freed namespace {}", self.id);
         let prev = self.plain.fetch_sub(1, SeqCst);
-        assert!(prev > 0, "plain put on namespace {} with count {prev}", self.id);
+        assert!(
+            prev > 0,
+            "plain put on namespace {} with count {prev}",
+            self.id
+        );
         prev == 1
     }
 
@@ -151,7 +159,11 @@ impl ModelNs {
             "cascade changed the active count of initial namespace {}",
             self.id
         );
-        assert!(!self.is_freed(), "cascade touched freed namespace {}", self.id);
+        assert!(
+            !self.is_freed(),
+            "cascade touched freed namespace {}",
+            self.id
+        );
         // An active reference requires a plain one: whoever steps the
         // count holds a plain reference (its own, or a child's on it).
         assert!(
@@ -188,7 +200,11 @@ impl ActiveNode for ModelNs {
     }
 
     fn check(&self, ok: bool) {
-        assert!(ok, "VFS_WARN_ON_ONCE() in the cascade at namespace {}", self.id);
+        assert!(
+            ok,
+            "VFS_WARN_ON_ONCE() in the cascade at namespace {}",
+            self.id
+        );
     }
 }
 
@@ -215,26 +231,43 @@ pub type HolderId = u64;
 
 /// One operation on the system, with its targets chosen by selectors
 /// that [`System::apply`] reduces modulo the current candidates (so any
-/// random sequence is valid).
+/// random sequence is valid). The candidates are ordered so that small
+/// selectors reach the interesting ones: deep chains, inactive namespaces.
 #[derive(Clone, Debug)]
 pub enum Op {
-    /// A task creates a namespace of type `TYPES[ty % 8]` owned by the
-    /// `owner`-th live user namespace (`init_user_ns` included).
-    Create { owner: usize, ty: usize },
+    /// A task creates a namespace of type `TYPES[ty % 8]` owned by a live
+    /// user namespace (`init_user_ns` included), the newest first, and
+    /// uses it. With `moves`, a new user namespace replaces the task's old
+    /// one (`unshare(CLONE_NEWUSER)` switches the cred): the newest task
+    /// of the owner, if any, leaves it, after the new one holds its owner.
+    Create {
+        owner: usize,
+        ty: usize,
+        moves: bool,
+    },
     /// A task enters (setns) a namespace some task or file uses.
     Enter(usize),
-    /// A file is opened on any live namespace (resurrecting it if inactive).
+    /// A file is opened on a live namespace, the inactive ones first (it
+    /// resurrects them), then the newest.
     Open(usize),
-    /// A plain reference is taken on any live namespace.
+    /// A plain reference is taken on a live namespace, the newest first.
     Pin(usize),
-    /// A user (task exits, file closed, pin dropped) goes away.
+    /// A user (task exits, file closed, pin dropped) goes away: tasks and
+    /// files first (leaving pinned inactive namespaces), newest first.
     Release(usize),
+    /// Every task and file of a namespace goes away (the last process of
+    /// a container exits), the newest namespace first.
+    Exit(usize),
 }
 
 impl Op {
-    /// Whether the operation adds a user ([`Op::Release`] is the inverse).
+    /// Whether the operation adds a user (whose release is its inverse).
     pub fn acquires(&self) -> bool {
-        !matches!(self, Op::Release(_))
+        match self {
+            Op::Create { moves, ty, .. } => !*moves || TYPES[ty % TYPES.len()] != ns_type::USER,
+            Op::Enter(_) | Op::Open(_) | Op::Pin(_) => true,
+            Op::Release(_) | Op::Exit(_) => false,
+        }
     }
 }
 
@@ -308,7 +341,15 @@ impl System {
 
     /// Arena indexes of the namespaces not freed.
     pub fn live(&self) -> Vec<usize> {
-        (0..self.nodes.len()).filter(|&i| !self.nodes[i].is_freed()).collect()
+        (0..self.nodes.len())
+            .filter(|&i| !self.nodes[i].is_freed())
+            .collect()
+    }
+
+    fn newest_first(&self) -> Vec<usize> {
+        let mut v = self.live();
+        v.reverse();
+        v
     }
 
     fn add_holder(&mut self, kind: Kind, ns: usize) -> HolderId {
@@ -379,14 +420,27 @@ impl System {
             (!v.is_empty()).then(|| v[sel % v.len()])
         }
         match *op {
-            Op::Create { owner, ty } => {
+            Op::Create { owner, ty, moves } => {
                 let users: Vec<usize> = self
-                    .live()
+                    .newest_first()
                     .into_iter()
                     .filter(|&i| self.nodes[i].ty == ns_type::USER)
                     .collect();
                 let o = pick(&users, owner)?;
-                Some(self.create(o, TYPES[ty % TYPES.len()]).0)
+                let ty = TYPES[ty % TYPES.len()];
+                let (task, _) = self.create(o, ty);
+                if moves && ty == ns_type::USER {
+                    let old = self
+                        .holders
+                        .iter()
+                        .rev()
+                        .find(|(_, &(k, n))| n == o && k == Kind::Task)
+                        .map(|(&h, _)| h);
+                    if let Some(h) = old {
+                        self.release(h);
+                    }
+                }
+                Some(task)
             }
             Op::Enter(sel) => {
                 let used: Vec<usize> = self
@@ -399,17 +453,42 @@ impl System {
                 Some(self.acquire(Kind::Task, ns))
             }
             Op::Open(sel) => {
-                let ns = pick(&self.live(), sel)?;
+                let mut live = self.newest_first();
+                // Stable: inactive first, each part newest first.
+                live.sort_by_key(|&i| self.nodes[i].active() > 0);
+                let ns = pick(&live, sel)?;
                 Some(self.acquire(Kind::Fd, ns))
             }
             Op::Pin(sel) => {
-                let ns = pick(&self.live(), sel)?;
+                let ns = pick(&self.newest_first(), sel)?;
                 Some(self.acquire(Kind::Pin, ns))
             }
             Op::Release(sel) => {
-                let ids: Vec<HolderId> = self.holders.keys().copied().collect();
+                let mut ids: Vec<HolderId> = self.holders.keys().rev().copied().collect();
+                ids.sort_by_key(|h| self.holders[h].0 == Kind::Pin);
                 let h = pick(&ids, sel)?;
                 self.release(h);
+                None
+            }
+            Op::Exit(sel) => {
+                let mut used: Vec<usize> = self
+                    .holders
+                    .values()
+                    .filter(|(k, _)| k.is_active())
+                    .map(|&(_, ns)| ns)
+                    .collect();
+                used.sort_unstable_by(|a, b| b.cmp(a));
+                used.dedup();
+                let ns = pick(&used, sel)?;
+                let ids: Vec<HolderId> = self
+                    .holders
+                    .iter()
+                    .filter(|(_, &(k, n))| n == ns && k.is_active())
+                    .map(|(&h, _)| h)
+                    .collect();
+                for h in ids {
+                    self.release(h);
+                }
                 None
             }
         }

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check.sh: style and lint gates.  rustfmt (kernel .rustfmt.toml) and
+# clippy (the kernel's CLIPPY=1 build of our crate) for the Rust code,
+# checkpatch.pl for the series and for our C files.
+set -uo pipefail
+. "$(dirname "$0")/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+fail=0
+declare -A verdict
+
+rs=("$REPO"/rust/*.rs "$REPO"/rust/ffi/*.rs)
+if rustfmt --edition 2021 --config-path "$PRISTINE/.rustfmt.toml" --check "${rs[@]}" >"$LOGS/rustfmt.log" 2>&1; then
+	verdict[rustfmt]=clean
+else
+	verdict[rustfmt]="diffs (see $LOGS/rustfmt.log)"; fail=1
+fi
+
+build=$(variant_build rust base)
+if [ -f "$build/vmlinux" ]; then
+	kmake "$RUST_TREE" "$build" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver \
+		kernel/nstree_rs/ >"$LOGS/clippy.log" 2>&1
+	n=$(grep -cE '^(warning|error)' "$LOGS/clippy.log")
+	if [ "$n" = 0 ]; then verdict[clippy]=clean; else verdict[clippy]="$n findings (see $LOGS/clippy.log)"; fail=1; fi
+	# Rebuild without clippy so the tree's objects match a normal build.
+	kmake "$RUST_TREE" "$build" kernel/nstree_rs/ >/dev/null 2>&1
+else
+	verdict[clippy]="skipped: no Rust build yet (make kernel VARIANT=rust)"
+fi
+
+cp=("$PRISTINE/scripts/checkpatch.pl" --no-tree --quiet --show-types)
+out=$("${cp[@]}" "$REPO"/patches/*.patch 2>&1)
+if [ -z "$out" ]; then verdict[checkpatch-series]=clean; else
+	echo "$out" >"$LOGS/checkpatch-series.log"
+	verdict[checkpatch-series]="$(grep -cE '^(ERROR|WARNING|CHECK)' <<<"$out") findings (see $LOGS/checkpatch-series.log)"; fail=1
+fi
+cfiles=$(find "$REPO/c-glue" "$REPO/selftests" "$REPO/tools" "$REPO/bench" -name '*.[ch]' 2>/dev/null)
+out=$("${cp[@]}" -f $cfiles 2>&1)
+if [ -z "$out" ]; then verdict[checkpatch-c]=clean; else
+	echo "$out" >"$LOGS/checkpatch-c.log"
+	verdict[checkpatch-c]="$(grep -cE '^(ERROR|WARNING|CHECK)' <<<"$out") findings (see $LOGS/checkpatch-c.log)"; fail=1
+fi
+
+unsafe_blocks=$(grep -c 'unsafe {' "${rs[@]}" | awk -F: '{s+=$2} END {print s}')
+safety=$(grep -c '// SAFETY:' "${rs[@]}" | awk -F: '{s+=$2} END {print s}')
+outside=$(grep -l 'unsafe' $(ls "${rs[@]}" | grep -v '/ffi') 2>/dev/null | xargs -r grep -l 'unsafe {' | wc -l)
+echo
+echo "=== check ==="
+for k in rustfmt clippy checkpatch-series checkpatch-c; do printf '%-18s %s\n' "$k" "${verdict[$k]}"; done
+printf '%-18s %s\n' unsafe "$unsafe_blocks unsafe blocks, $safety SAFETY comments, $outside files outside ffi/ with unsafe blocks"
+exit $fail

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# host-test.sh [--tap FILE]: the host tests of the crate's pure logic
+# (rust/host: cascade.rs and req.rs compiled from the very files the kernel
+# compiles, driven by models of the namespace system and of listns()),
+# with `cargo test --locked` and the rustup toolchain in ~/.cargo/bin.
+#
+# Build output goes to $NSTREE_CACHE/host-target, never into the repo, so
+# a second run only runs the tests. With --tap, FILE gets one TAP line per
+# Rust test ("suite::name"). Exits non-zero if anything failed, a build
+# failure included.
+#
+#   PROPTEST_CASES     cases per property test (default 1024)
+#   PROPTEST_RNG_SEED  seed of every property test (default: random; it is
+#                      printed, so a failing run can be repeated exactly)
+#   CARGO              cargo to use (default ~/.cargo/bin/cargo)
+#
+# Not sourcing env.sh on purpose: it points RUSTC at the kernel's rustc
+# and creates the kernel output directories, neither of which is wanted.
+set -uo pipefail
+
+log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+tap=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--tap) [ $# -ge 2 ] || die "--tap needs a file"; tap=$2; shift 2 ;;
+	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$1' (usage: host-test.sh [--tap FILE])" ;;
+	esac
+done
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cache=${NSTREE_CACHE:-$HOME/.cache/nstree-rs}
+CARGO=${CARGO:-$HOME/.cargo/bin/cargo}
+[ -x "$CARGO" ] || die "no cargo at $CARGO (install rustup, or set CARGO=)"
+# The rustc next to that cargo (the rustup proxy), whatever RUSTC says.
+if [ -x "$(dirname "$CARGO")/rustc" ]; then
+	export RUSTC="$(dirname "$CARGO")/rustc"
+else
+	unset RUSTC
+fi
+unset RUSTFLAGS CARGO_BUILD_RUSTFLAGS
+
+mkdir -p "$cache" || die "cannot create $cache"
+export CARGO_TARGET_DIR="$cache/host-target"
+export PROPTEST_CASES=${PROPTEST_CASES:-1024}
+export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}
+# The tests disable it already; this covers any test that forgets.
+export PROPTEST_DISABLE_FAILURE_PERSISTENCE=1
+
+out=$(mktemp "${TMPDIR:-/tmp}/nstree-host-test.XXXXXX") || die "mktemp failed"
+trap 'rm -f "$out"' EXIT
+
+log "cargo test in rust/host (PROPTEST_CASES=$PROPTEST_CASES PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
+t0=$(date +%s%N)
+(cd "$REPO/rust/host" && "$CARGO" test --locked --no-fail-fast) 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+t1=$(date +%s%N)
+
+# "Running tests/foo.rs (...)" or "Running unittests src/lib.rs (...)"
+# names the suite of the "test NAME ... RESULT" lines that follow.
+results=$(awk '
+	/^ *Running unittests / { suite = "lib"; next }
+	/^ *Running tests\// {
+		suite = $2; sub(/^tests\//, "", suite); sub(/\.rs$/, "", suite); next
+	}
+	/^ *Doc-tests / { suite = "doc"; next }
+	/^test .* \.\.\. / {
+		line = $0
+		sub(/^test /, "", line)
+		i = index(line, " ... ")
+		name = substr(line, 1, i - 1)
+		res = substr(line, i + 5)
+		sub(/ - should panic$/, "", name)
+		if (res == "ok") st = "ok"
+		else if (res ~ /^FAILED/) st = "fail"
+		else if (res ~ /^ignored/) st = "skip"
+		else next
+		reason = res
+		sub(/^ignored,? ?/, "", reason)
+		printf "%s\t%s::%s\t%s\n", st, suite, name, reason
+	}' "$out")
+
+n=0 pass=0 fail=0 skip=0 props=0
+lines=()
+while IFS=$'\t' read -r st name reason; do
+	[ -n "$st" ] || continue
+	n=$((n + 1))
+	case "$st" in
+	ok)
+		pass=$((pass + 1))
+		lines+=("ok $n $name")
+		case "${name##*::}" in prop_*) props=$((props + 1)) ;; esac
+		;;
+	fail) fail=$((fail + 1)); lines+=("not ok $n $name") ;;
+	skip) skip=$((skip + 1)); lines+=("ok $n $name # SKIP ${reason:-ignored}") ;;
+	esac
+done <<<"$results"
+
+# A failed build, or a test binary that died before reporting, leaves no
+# failing test line: the exit status itself is then a failure.
+if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+	n=$((n + 1)) fail=$((fail + 1))
+	lines+=("not ok $n cargo test --locked (exit status $rc)")
+fi
+if [ "$n" -eq 0 ]; then
+	n=1 fail=1
+	lines+=("not ok 1 cargo test --locked (no test ran)")
+fi
+
+if [ -n "$tap" ]; then
+	mkdir -p "$(dirname "$tap")"
+	{
+		echo "TAP version 13"
+		echo "1..$n"
+		printf '%s\n' "${lines[@]}"
+	} >"$tap"
+fi
+
+ms=$(((t1 - t0) / 1000000))
+log "host tests: $pass passed, $fail failed, $skip skipped of $n in $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s"
+log "property cases run: $props property tests x $PROPTEST_CASES = $((props * PROPTEST_CASES))"
+[ -z "$tap" ] || log "TAP: $tap"
+if [ "$fail" -ne 0 ]; then
+	log "to repeat: PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED PROPTEST_CASES=$PROPTEST_CASES $0"
+	exit 1
+fi
+exit 0
