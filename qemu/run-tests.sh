@@ -5,7 +5,76 @@
 # The binaries print KTAP/TAP themselves (kselftest harness).
 filter=$1
 timeout=${NSTREE_TEST_TIMEOUT:-300}
+
+# User-space pids (kernel threads have an empty cmdline).
+user_pids() {
+	for d in /proc/[0-9]*; do
+		[ -s "$d/cmdline" ] && echo "${d#/proc/}"
+	done
+}
+
+# Wait (up to 30 s) until processes a test left behind (orphans that
+# sleep, autoreaped children) are gone, so that they cannot change the
+# next test's namespace baseline; then until listns() is stable.
+settle() {
+	n=0
+	while [ $n -lt 300 ]; do
+		extra=$(user_pids | grep -vxF "$baseline_pids" | grep -vx "$$")
+		# Our own pipeline's short-lived processes are fine.
+		[ -z "$(for p in $extra; do [ -e /proc/$p ] && echo $p; done)" ] && break
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ $n -lt 300 ] || echo "# nstree-rs: processes left behind: $extra"
+	[ -x /usr/bin/nssettle ] && nssettle
+}
+# The tests of a kselftest-harness binary, as "fixture[.variant].test"
+# names for -r, from its -l listing (fixed columns: fixture, variant, test;
+# the fixture is named on its first row only; variants x tests).
+harness_tests() {
+	grep -q 'FIXTURE' "$1" 2>/dev/null || return 0
+	"$1" -l 2>&1 </dev/null | awk '
+		function flush(  i, j) {
+			for (j = 0; j < nt; j++) {
+				if (nv == 0)
+					print fx "." T[j]
+				for (i = 0; i < nv; i++)
+					print fx "." V[i] "." T[j]
+			}
+			nv = 0; nt = 0
+		}
+		/^# FIXTURE/ { ok = 1; next }
+		/^-----/ { next }
+		ok {
+			f = substr($0, 1, 20); v = substr($0, 22, 25); tt = substr($0, 48)
+			gsub(/ /, "", f); gsub(/ /, "", v); gsub(/ /, "", tt)
+			if (f != "") { flush(); fx = f }
+			if (v != "") V[nv++] = v
+			if (tt != "") T[nt++] = tt
+		}
+		END { flush() }'
+}
+
+# run_one BINARY TEST: one harness test, after settling.  A kselftest SKIP
+# means the test could not set up its scenario; some upstream tests race
+# with their own children there (ns_active_ref_test opens a child's
+# namespaces while the child exits), so a skipped test gets up to two more
+# attempts; the last attempt is the result.  Failures are final.
+run_one() {
+	for attempt in 1 2 3; do
+		settle
+		[ $attempt = 1 ] || echo "NSTREE-RETRY-BEGIN $name $2 attempt=$attempt"
+		timeout -s KILL "$timeout" "$1" -r "$2" </dev/null >/tmp/out.txt 2>&1
+		r=$?
+		cat /tmp/out.txt
+		[ $attempt = 1 ] || echo "NSTREE-RETRY-END $name $2"
+		grep -q "^ok [0-9]* $2 # SKIP" /tmp/out.txt || break
+	done
+	return $r
+}
+
 cd /tmp
+baseline_pids=$(user_pids)
 for suite_dir in /tests/*/; do
 	suite=$(basename "$suite_dir")
 	for t in "$suite_dir"*; do
@@ -13,27 +82,22 @@ for suite_dir in /tests/*/; do
 		name="$suite/$(basename "$t")"
 		case "$filter" in ''|all) ;; *) echo "$name" | grep -qE "$filter" || continue ;; esac
 		mkdir -p /tmp/run && cd /tmp/run
-		# Let the previous test's namespaces finish going away first.
-		[ -x /usr/bin/nssettle ] && nssettle
 		echo "NSTREE-TEST-BEGIN $name"
-		timeout -s KILL "$timeout" "$t" </dev/null >/tmp/out.txt 2>&1
-		rc=$?
-		cat /tmp/out.txt
-		echo "NSTREE-TEST-END $name rc=$rc"
-		# A kselftest SKIP means the test could not set up its scenario.
-		# Some upstream tests race with their own children there (e.g.
-		# ns_active_ref_test opens a child's namespaces while the child
-		# exits), so skipped tests get up to two more attempts, run alone
-		# with -r; the last attempt is the result.  Failures are final.
-		for tn in $(sed -n 's/^ok [0-9]* \([^ ]*\) # SKIP.*/\1/p' /tmp/out.txt); do
-			for attempt in 2 3; do
-				echo "NSTREE-RETRY-BEGIN $name $tn attempt=$attempt"
-				timeout -s KILL "$timeout" "$t" -r "$tn" </dev/null >/tmp/retry.txt 2>&1
-				cat /tmp/retry.txt
-				echo "NSTREE-RETRY-END $name $tn"
-				grep -q "^ok [0-9]* $tn # SKIP" /tmp/retry.txt || break
+		tests=$(harness_tests "$t")
+		if [ -z "$tests" ]; then
+			# Not a kselftest-harness binary: run it as it is.
+			timeout -s KILL "$timeout" "$t" </dev/null 2>&1
+			rc=$?
+		else
+			# One test per run, with the previous test's leftovers
+			# gone (see settle()): upstream tests compare listns()
+			# counts with a baseline and otherwise see each other.
+			rc=0
+			for tn in $tests; do
+				run_one "$t" "$tn" || rc=$?
 			done
-		done
+		fi
+		echo "NSTREE-TEST-END $name rc=$rc"
 		cd /tmp && rm -rf /tmp/run
 	done
 done

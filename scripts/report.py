@@ -88,7 +88,8 @@ def parse(path):
             continue
         m = PLAN.match(l)
         if m and not l.startswith(" "):
-            plan = int(m.group(1))
+            # Tests may run one per invocation: plans add up.
+            plan = (plan or 0) + int(m.group(1))
             continue
         m = TAP.match(l)
         if m and not l.startswith(" "):

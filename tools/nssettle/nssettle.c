@@ -26,8 +26,8 @@
 #endif
 
 #define MAX_IDS		65536
-#define POLL_MS		100
-#define STABLE_POLLS	5
+#define POLL_MS		50
+#define STABLE_POLLS	3
 #define TIMEOUT_MS	20000
 
 static __u64 ids_a[MAX_IDS], ids_b[MAX_IDS];
