@@ -9,13 +9,15 @@ NSTREE_CACHE ?= $(HOME)/.cache/nstree-rs
 export NSTREE_CACHE
 VARIANT ?= rust
 FLAVOUR ?= base
+# Configurations `make test` runs: base, and debug (lockdep, KASAN, ...).
+FLAVOURS ?= base debug
 SHELL := /bin/bash
 
 S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-debug demo bench check host-test clean distclean
+	test test-base test-debug demo bench check host-test clean distclean
 
 help:
 	@echo 'nstree-rs targets:'
@@ -24,8 +26,9 @@ help:
 	@echo '  rust-tree    copy the tree and apply patches/ with git am'
 	@echo '  patches      regenerate patches/ from rust/ and c-glue/'
 	@echo '  kernel       build VARIANT=c|rust (FLAVOUR=base|debug)'
-	@echo '  test         both kernels, all selftests, side-by-side table'
-	@echo '  test-debug   the same on the debug configuration'
+	@echo '  test         both kernels, base and debug configs, all tests, C/Rust table'
+	@echo '  test-base    the same, base configuration only (FLAVOURS=base)'
+	@echo '  test-debug   the same, debug configuration only'
 	@echo '  demo         boot the Rust kernel and show listns in action'
 	@echo '  bench        C vs Rust benchmark, ratios'
 	@echo '  host-test    cargo tests of the crate logic (no kernel needed)'
@@ -54,10 +57,13 @@ initramfs: selftests
 	@$(Q)/mkinitramfs.sh
 
 test: rust-tree
-	@$(S)/test.sh $(FLAVOUR)
+	@$(S)/test.sh $(FLAVOURS)
+
+test-base:
+	@$(MAKE) --no-print-directory test FLAVOURS=base
 
 test-debug:
-	@$(MAKE) --no-print-directory test FLAVOUR=debug
+	@$(MAKE) --no-print-directory test FLAVOURS=debug
 
 demo: rust-tree
 	@$(S)/demo.sh
@@ -65,7 +71,7 @@ demo: rust-tree
 bench: rust-tree
 	@$(S)/bench.sh
 
-host-test:
+host-test: setup
 	@$(S)/host-test.sh
 
 check: tree

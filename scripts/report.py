@@ -130,7 +130,7 @@ def main(argv):
     kernels = [tuple(a.split("=", 1)) for a in argv]
     parsed = {}
     for name, path in kernels:
-        if name == "host":
+        if name == "host" or name.startswith("difftest"):
             parsed[name] = parse_tap(path)
             continue
         parsed[name] = parse(path)
@@ -153,27 +153,29 @@ def main(argv):
     def fmt_row(label, cells, mark=""):
         return f"{label[:60]:<60}  " + "  ".join(f"{c:<7}" for c in cells) + mark
 
-    # Host tests: one column.
-    if "host" in parsed:
-        res, checks = parsed["host"]
-        lines.append(fmt_row("host tests (cargo test, no kernel)", ["result"]))
+    # Host tests and C/Rust trace comparisons: one column each.
+    titles = {"host": "host tests (cargo test, no kernel)"}
+    for name in [n for n, _ in kernels if n == "host" or n.startswith("difftest")]:
+        res, checks = parsed[name]
+        title = titles.get(name, f"differential traces, C vs Rust ({name.split('-', 1)[-1]})")
+        lines.append(fmt_row(title, ["result"]))
         passed = sum(1 for v in res.values() if v[0] == "pass")
         for t, st in sorted(res.items()):
             count(st)
             if st[0] != "pass":
                 lines.append(fmt_row("  " + t, [st[0]]))
-                notes.append((f"host {t}", st[1]))
+                notes.append((f"{name} {t}", st[1]))
         for c, st in checks.items():
             count(st)
             if st[0] != "pass":
-                notes.append((f"host {c}", st[1]))
-        lines.append(fmt_row(f"  {passed} of {len(res)} host tests passed", [""]))
+                notes.append((f"{name} {c}", st[1]))
+        lines.append(fmt_row(f"  {passed} of {len(res)} passed", [""]))
         lines.append("")
 
     # Kernels: C and Rust side by side, per flavour.
     flavours = []
     for name, _ in kernels:
-        if name == "host":
+        if name == "host" or name.startswith("difftest"):
             continue
         fl = name.split("-", 1)[1] if "-" in name else "base"
         if fl not in flavours:

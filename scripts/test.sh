@@ -47,6 +47,12 @@ for fl in "${flavours[@]}"; do
 		fi
 		reports+=("$name=$OUT/console-$name-test.log")
 	done
+	# The differential tester's traces, C against Rust, seed by seed.
+	c=c rs=rust
+	[ "$fl" = base ] || { c="c-$fl"; rs="rust-$fl"; }
+	python3 "$S/difftest-compare.py" "$OUT/console-$c-test.log" "$OUT/console-$rs-test.log" \
+		>"$OUT/difftest-$fl.tap" 2>&1
+	reports+=("difftest-$fl=$OUT/difftest-$fl.tap")
 done
 
 echo

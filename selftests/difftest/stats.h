@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ns_difftest: counters the seed drivers add to in memory shared with the
+ * top process, for the summary after the traces (never part of a trace:
+ * they hold times).
+ */
+#ifndef NS_DIFFTEST_STATS_H
+#define NS_DIFFTEST_STATS_H
+
+#include <stdint.h>
+
+struct dt_stats {
+	uint64_t seeds;
+	uint64_t steps;
+	uint64_t walks;
+	uint64_t walk_enoent;	/* walks whose settled result was ENOENT */
+	uint64_t walk_polled;	/* walks repeated for a pending removal */
+	uint64_t walk_resolved;	/* ... whose ENOENT went away */
+	uint64_t wait_ms;	/* time spent repeating walks */
+	uint64_t max_resolve_ms;	/* longest op-to-resolution time */
+	uint64_t end_wait_ms;	/* time seeds' ends waited for the tree */
+	uint64_t max_end_ms;
+	uint64_t end_unsettled;
+};
+
+extern struct dt_stats *dt_stats;
+
+#endif /* NS_DIFFTEST_STATS_H */
