@@ -46,11 +46,17 @@ harness_tests() {
 		/^# FIXTURE/ { ok = 1; next }
 		/^-----/ { next }
 		ok {
-			f = substr($0, 1, 20); v = substr($0, 22, 25); tt = substr($0, 48)
-			gsub(/ /, "", f); gsub(/ /, "", v); gsub(/ /, "", tt)
-			if (f != "") { flush(); fx = f }
-			if (v != "") V[nv++] = v
-			if (tt != "") T[nt++] = tt
+			# Classify each word by the column it starts in: fixture
+			# at 1, variant at 22, test at 48 (long names overflow
+			# their column but still start in it).
+			line = $0; pos = 1
+			while (match(line, /[^ ]+/)) {
+				col = pos + RSTART - 1; w = substr(line, RSTART, RLENGTH)
+				if (col < 22) { flush(); fx = w }
+				else if (col < 48) V[nv++] = w
+				else T[nt++] = w
+				pos = col + RLENGTH; line = substr(line, RSTART + RLENGTH)
+			}
 		}
 		END { flush() }'
 }
@@ -67,6 +73,9 @@ run_one() {
 		timeout -s KILL "$timeout" "$1" -r "$2" </dev/null >/tmp/out.txt 2>&1
 		r=$?
 		cat /tmp/out.txt
+		# A name the harness did not run must not vanish silently.
+		grep -qE "^(not )?ok [0-9]+ $2( |\$)" /tmp/out.txt ||
+			{ echo "1..1"; echo "not ok 1 $2"; echo "# the harness did not run $2 (rc=$r)"; r=1; }
 		[ $attempt = 1 ] || echo "NSTREE-RETRY-END $name $2"
 		grep -q "^ok [0-9]* $2 # SKIP" /tmp/out.txt || break
 	done

@@ -28,6 +28,9 @@ if [ "$variant" = rust ] && [ ! -f "$build/.config" ] && [ -f "$cbuild/vmlinux" 
 	log "seeding $build from the C build"
 	mkdir -p "$build"
 	cp -a "$cbuild/." "$build/"
+	# The seeded objects may be newer than the files the series changed:
+	# make those newer again so that everything depending on them rebuilds.
+	(cd "$tree" && git diff --name-only base HEAD | xargs -r touch)
 fi
 mkdir -p "$build"
 
