@@ -16,6 +16,12 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+/* The kernel's spellings (checkpatch asks for them). */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define __aligned(x) __attribute__((__aligned__(x)))
+#define __noreturn __attribute__((__noreturn__))
+#define __printf(a, b) __attribute__((__format__(printf, a, b)))
+
 /* The namespace types, in the order of the population mix. */
 enum ns_kind {
 	K_UTS, K_IPC, K_CGROUP, K_TIME, K_MNT, K_USER, K_PID, K_NET,
@@ -63,9 +69,11 @@ int pop_init(struct population *p);
 int pop_grow(struct population *p, long n);
 void pop_kill(struct population *p);
 
-/* The churn server: fork+unshare+exit+wait inside U3. */
+/* The churn server: fork+unshare+exit+wait inside U3, diag_unpriv. */
 int churn_start(const struct population *p);
 int churn_run(int kind, long iters, uint64_t *elapsed_ns);
+/* listns(all) by the server: root in U3, not in init_user_ns. */
+int unpriv_listns(long iters, long nr_ids, uint64_t *elapsed_ns, long *count);
 void churn_stop(void);
 
 /* listns(2), nr 470 on x86_64. */
@@ -83,10 +91,13 @@ void idset_clear(struct idset *s);
 bool idset_add(struct idset *s, uint64_t id);
 
 /* Helpers shared by the processes. */
+extern bool opt_smoke;
+const char *clock_setup(long calib_ms, long *res_ns);
 uint64_t now_ns(void);
 int write_full(int fd, const void *buf, size_t len);
 int read_full(int fd, void *buf, size_t len);
 void track_child(pid_t pid);
-void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void keep_two(int *a, int *b);
+__printf(1, 2) __noreturn void fail(const char *fmt, ...);
 
 #endif /* NSBENCH_H */

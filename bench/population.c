@@ -96,26 +96,15 @@ long pop_owned_by(const struct population *p, int level)
 	return n;
 }
 
-/* Keeps fds a and b (as 1000 and 1001) and 0-2, closes everything else. */
-static void keep_two(int *a, int *b)
-{
-	if (dup2(*a, 1000) < 0 || dup2(*b, 1001) < 0)
-		_exit(2);
-	*a = 1000;
-	*b = 1001;
-	close_range(3, 999, 0);
-	close_range(1002, ~0U, 0);
-}
-
 static int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	int ret = 0;
 
 	if (fd < 0)
-		return errno;
+		return -errno;
 	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = errno ? errno : EIO;
+		ret = errno ? -errno : -EIO;
 	close(fd);
 	return ret;
 }
@@ -144,7 +133,7 @@ struct child_arg {
 	int err;
 };
 
-static char child_stack[64 * 1024] __attribute__((aligned(16)));
+static char child_stack[64 * 1024] __aligned(16);
 
 /* Runs in a CLONE_VM|CLONE_FILES child: the fd lands in our table. */
 static int child_open(void *arg)
@@ -152,12 +141,12 @@ static int child_open(void *arg)
 	struct child_arg *a = arg;
 
 	if (a->unshare_flag && unshare(a->unshare_flag)) {
-		a->err = errno;
+		a->err = -errno;
 		return 1;
 	}
 	a->fd = open(a->path, O_RDONLY | O_CLOEXEC);
 	if (a->fd < 0)
-		a->err = errno;
+		a->err = -errno;
 	return 0;
 }
 
@@ -170,12 +159,12 @@ static int make_in_child(int clone_flag, int unshare_flag, const char *path)
 	pid = clone(child_open, child_stack + sizeof(child_stack),
 		    CLONE_VM | CLONE_VFORK | CLONE_FILES | clone_flag | SIGCHLD, &a);
 	if (pid < 0)
-		return errno;
+		return -errno;
 	if (waitpid(pid, &status, 0) != pid)
-		return errno;
+		return -errno;
 	if (a.err)
 		return a.err;
-	return (WIFEXITED(status) && !WEXITSTATUS(status)) ? 0 : ECHILD;
+	return (WIFEXITED(status) && !WEXITSTATUS(status)) ? 0 : -ECHILD;
 }
 
 /* One more namespace of type k, owned by our user namespace. */
@@ -192,13 +181,13 @@ static int make_one(enum ns_kind k)
 		return make_in_child(0, CLONE_NEWPID, path);
 	default:
 		if (unshare(kinds[k].clone_flag))
-			return errno;
+			return -errno;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-		return fd < 0 ? errno : 0;
+		return fd < 0 ? -errno : 0;
 	}
 }
 
-static void __attribute__((noreturn)) holder_loop(int cmd, int resp)
+static __noreturn void holder_loop(int cmd, int resp)
 {
 	struct grow_cmd c;
 
@@ -227,17 +216,17 @@ static int spawn_holder(struct population *p, int l)
 	pid_t pid;
 
 	if (pipe2(cmd, O_CLOEXEC) || pipe2(resp, O_CLOEXEC))
-		return errno;
+		return -errno;
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
-		return errno;
+		return -errno;
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (l > 0 && setns(p->userns_fd[l - 1], CLONE_NEWUSER))
-			err = errno;
+			err = -errno;
 		if (!err && unshare(CLONE_NEWUSER))
-			err = errno;
+			err = -errno;
 		if (!err)
 			err = map_self_root();
 		close(cmd[1]);
@@ -255,15 +244,15 @@ static int spawn_holder(struct population *p, int l)
 	p->cmd_fd[l] = cmd[1];
 	p->resp_fd[l] = resp[0];
 	if (read_full(resp[0], &err, sizeof(err)))
-		return EPIPE;
+		return -EPIPE;
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
 	p->userns_fd[l] = open(path, O_RDONLY | O_CLOEXEC);
 	if (p->userns_fd[l] < 0)
-		return errno;
+		return -errno;
 	if (ioctl(p->userns_fd[l], NS_GET_ID, &p->userns_id[l]))
-		return errno;
+		return -errno;
 	return 0;
 }
 
@@ -273,7 +262,7 @@ int pop_init(struct population *p)
 
 	memset(p, 0, sizeof(*p));
 	if (pipe2(p->ready_fd, O_CLOEXEC))
-		return errno;
+		return -errno;
 	for (l = 0; l < NR_LEVELS; l++) {
 		err = spawn_holder(p, l);
 		if (err)
@@ -292,18 +281,18 @@ static int spawn_sleeper(struct population *p, int l)
 		pid_t *n = realloc(p->sleeper_pid, cap * sizeof(*n));
 
 		if (!n)
-			return ENOMEM;
+			return -ENOMEM;
 		p->sleeper_pid = n;
 		p->sleeper_cap = cap;
 	}
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
-		return errno;
+		return -errno;
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (setns(p->userns_fd[l], CLONE_NEWUSER) || unshare(SLEEPER_FLAGS))
-			err = errno;
+			err = -errno;
 		write_full(p->ready_fd[1], &err, sizeof(err));
 		close_range(3, ~0U, 0);
 		for (;;)
@@ -312,7 +301,7 @@ static int spawn_sleeper(struct population *p, int l)
 	track_child(pid);
 	p->sleeper_pid[p->nr_sleepers++] = pid;
 	if (read_full(p->ready_fd[0], &err, sizeof(err)))
-		return EPIPE;
+		return -EPIPE;
 	if (!err)
 		p->sleepers[l]++;
 	return err;
@@ -342,7 +331,7 @@ int pop_grow(struct population *p, long n)
 	/* Rounding: uts takes up the slack so that the total is exactly n. */
 	want[K_UTS] += n - sum;
 	if (want[K_UTS] < 0)
-		return EINVAL;
+		return -EINVAL;
 
 	memset(cmd, 0, sizeof(cmd));
 	for (l = 0; l < NR_LEVELS; l++) {
@@ -350,11 +339,11 @@ int pop_grow(struct population *p, long n)
 			long share = want[k] / NR_LEVELS + (l < want[k] % NR_LEVELS);
 
 			if (share < p->held[l][k])
-				return EINVAL;	/* the population only grows */
+				return -EINVAL;	/* the population only grows */
 			cmd[l].count[k] = share - p->held[l][k];
 		}
 		if (write_full(p->cmd_fd[l], &cmd[l], sizeof(cmd[l])))
-			return EPIPE;
+			return -EPIPE;
 	}
 	for (l = 0; l < NR_LEVELS; l++)
 		have += p->sleepers[l];
@@ -364,10 +353,10 @@ int pop_grow(struct population *p, long n)
 		struct grow_resp r;
 
 		if (read_full(p->resp_fd[l], &r, sizeof(r)))
-			return EPIPE;
+			return -EPIPE;
 		if (r.err) {
 			fprintf(stderr, "holder %d: creating a %s namespace: %s\n",
-				l, kinds[r.kind].name, strerror(r.err));
+				l, kinds[r.kind].name, strerror(-r.err));
 			err = err ? err : r.err;
 			continue;
 		}

@@ -40,7 +40,7 @@ pub(crate) fn ns_owner(ns: &NsCommon) -> Option<&NsCommon> {
 /// (`ns_get_unless_inactive()`): only active namespaces are handed to
 /// user space.
 pub(crate) fn get_unless_inactive(ns: &NsCommon) -> Option<NsRef> {
-    if ns.active().load(kernel::sync::atomic::Relaxed) == 0 {
+    if ns.active_read_once() == 0 {
         crate::vfs_warn_on_once!(ns.is_initial());
         return None;
     }

@@ -8,6 +8,8 @@
 
 #![forbid(unsafe_code)]
 
+use core::cell::Cell;
+
 use kernel::bindings;
 use kernel::error::{code, Error, Result};
 use kernel::sync::rcu;
@@ -53,18 +55,28 @@ const RESCHED_BATCH: usize = 256;
 struct Filter {
     /// The `ns_type` bits, 0 for all.
     types: u32,
-    /// `may_see_all_namespaces()`, evaluated once per call.
-    see_all: bool,
+    /// `may_see_all_namespaces()`: the same for every candidate of a call,
+    /// so asked at most once, when the first candidate needs it.
+    see_all: Cell<Option<bool>>,
 }
 
 impl Filter {
+    fn see_all(&self) -> bool {
+        if let Some(v) = self.see_all.get() {
+            return v;
+        }
+        let v = ffi::may_see_all();
+        self.see_all.set(Some(v));
+        v
+    }
+
     /// A counted reference on `ns` if it is to be listed
     /// (`legitimize_ns()`): requested type, visible to the caller, active.
     fn legitimize(&self, ns: &NsCommon) -> Option<NsRef> {
         if !req::requested(self.types, ns.ns_type()) {
             return None;
         }
-        if !req::may_list(self.see_all, ns.is_current()) {
+        if !req::may_list(|| self.see_all(), || ns.is_current()) {
             return None;
         }
         get_unless_inactive(ns)
@@ -84,7 +96,7 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
 
     let filter = Filter {
         types,
-        see_all: ffi::may_see_all(),
+        see_all: Cell::new(None),
     };
     let resume = req::resume_from(kreq.ns_id);
 

@@ -131,7 +131,9 @@ pub fn resume_from(last: u64) -> Option<u64> {
 }
 
 /// Whether the caller may see a namespace: it can see all namespaces, or
-/// the namespace is one of its own (`may_list_ns()`).
-pub fn may_list(see_all: bool, is_current: bool) -> bool {
-    see_all || is_current
+/// the namespace is one of its own (`may_list_ns()`). Both are asked
+/// lazily, in that order: "sees all" is the same for every candidate of a
+/// call and is cached by the caller, "is one of its own" is a lookup.
+pub fn may_list(see_all: impl FnOnce() -> bool, is_current: impl FnOnce() -> bool) -> bool {
+    see_all() || is_current()
 }

@@ -39,7 +39,9 @@ SLOWER = 1.05   # Rust slower than C by more than 5%: worth profiling
 
 # Display order; unknown workloads follow in name order.
 ORDER = ["listns_all", "listns_type", "listns_owner", "walk_p1024", "walk_p16", "walk_p1",
-         "fh_open", "proc_scan", "proc_scan_fd", "churn_none", "churn_uts", "churn_ipc",
+         "fh_open", "diag_zero", "diag_one", "diag_resume", "diag_skip", "diag_unpriv",
+         "diag_fh_miss",
+         "proc_scan", "proc_scan_fd", "churn_none", "churn_uts", "churn_ipc",
          "churn_cgroup", "churn_time", "churn_mnt", "churn_user", "churn_pid", "churn_net"]
 
 WHAT = {
@@ -54,6 +56,68 @@ WHAT = {
     "proc_scan_fd": "stat /proc/*/ns/* and /proc/*/fd/*",
     "churn_none": "vfork + exit + wait (baseline)",
 }
+
+
+def slope(summary, counts, w, k, sizes):
+    """Marginal cost per listed entry of w: between the two largest sizes."""
+    pts = [(counts.get((w, n, k)), summary.get((w, n, k))) for n in sizes[-2:]]
+    if len(pts) < 2 or any(c is None or v is None for c, v in pts) or pts[1][0] == pts[0][0]:
+        return None
+    return (pts[1][1] - pts[0][1]) / (pts[1][0] - pts[0][0])
+
+
+def breakdown(summary, counts, sizes):
+    """Rows (part, C, Rust) of the derived costs of listns() and fh_open."""
+    n = sizes[-1] if sizes else None
+    rows = []
+
+    def get(w, k, at=None):
+        return summary.get((w, at or n, k))
+
+    def part(name, f):
+        v = {k: f(k) for k in KERNELS}
+        rows.append((name, v["c"], v["rust"]))
+
+    def diff(a, b):
+        return lambda k: None if get(a, k) is None or get(b, k) is None else get(a, k) - get(b, k)
+
+    part("listns() call, nothing to list (diag_zero)", lambda k: get("diag_zero", k))
+    part("+ first entry listed (diag_one - diag_zero)", diff("diag_one", "diag_zero"))
+    part(f"+ resume lookup of an id, n={n} (diag_resume - diag_one)",
+         diff("diag_resume", "diag_one"))
+    if len(sizes) > 1:
+        part(f"resume lookup of an id, n={sizes[0]}", lambda k: None
+             if get("diag_resume", k, sizes[0]) is None else
+             get("diag_resume", k, sizes[0]) - get("diag_one", k, sizes[0]))
+    for w, what in (("listns_all", "all types"), ("listns_type", "one type (uts)"),
+                    ("listns_owner", "by owner")):
+        part(f"per listed entry, {what} (slope of {w})",
+             lambda k, w=w: slope(summary, counts, w, k, sizes))
+
+    def skip(k):
+        per = slope(summary, counts, "listns_all", k, sizes)
+        total, listed = counts.get(("listns_all", n, k)), counts.get(("diag_skip", n, k))
+        if None in (per, total, listed, get("diag_skip", k), get("diag_zero", k)) or \
+                total == listed:
+            return None
+        return (get("diag_skip", k) - get("diag_zero", k) - listed * per) / (total - listed)
+    part("per skipped entry (diag_skip: net|pid over the unified list)", skip)
+    def hidden(k):
+        per = slope(summary, counts, "listns_all", k, sizes)
+        total, listed = counts.get(("listns_all", n, k)), counts.get(("diag_unpriv", n, k))
+        if None in (per, total, listed, get("diag_unpriv", k), get("diag_zero", k)) or \
+                total == listed:
+            return None
+        return (get("diag_unpriv", k) - get("diag_zero", k) - listed * per) / (total - listed)
+    part("per entry not visible to the caller (diag_unpriv)", hidden)
+    part(f"walk with 1 per call, per call, n={n}", lambda k: None
+         if get("walk_p1", k) is None else get("walk_p1", k) / counts[("walk_p1", n, k)])
+    part("open_by_handle_at(id) + close, hit (fh_open)", lambda k: get("fh_open", k))
+    part("open_by_handle_at(unused id): lookup miss (diag_fh_miss)",
+         lambda k: get("diag_fh_miss", k))
+    if len(sizes) > 1:
+        part(f"lookup miss, n={sizes[0]}", lambda k: get("diag_fh_miss", k, sizes[0]))
+    return rows
 
 
 def kv(text):
@@ -113,18 +177,21 @@ def order_key(w):
     return (ORDER.index(w), w) if w in ORDER else (len(ORDER), w)
 
 
-def accel_name(path):
+def accel_env(path):
+    """The variables of an accel.env (ACCEL_NAME, QEMU_ACCEL, ...)."""
+    env = {}
     try:
         with open(path) as f:
             for l in f:
-                if l.startswith("ACCEL_NAME="):
-                    return l.split("=", 1)[1].strip().strip("'\"")
+                k, eq, v = l.strip().partition("=")
+                if eq and not k.startswith("#"):
+                    env[k] = v.replace("\\ ", " ").strip("'\"")
     except OSError:
         pass
-    return "unknown"
+    return env
 
 
-def plot(out_dir, summary, workloads, sizes):
+def plot(out_dir, summary, workloads, sizes, unit):
     """nsbench.png: one panel per workload, median ns/op against n."""
     gp = shutil.which("gnuplot")
     if not gp:
@@ -144,10 +211,10 @@ def plot(out_dir, summary, workloads, sizes):
     cols = 4
     rows = (len(workloads) + cols - 1) // cols
     script = [
-        f"set terminal pngcairo size {cols * 420},{rows * 300} font ',9'",
+        f"set terminal pngcairo noenhanced size {cols * 420},{rows * 300} font ',9'",
         f"set output '{png}'",
         f"set multiplot layout {rows},{cols} title 'nsbench: median cost per op vs "
-        f"namespace count (C vs Rust; TCG: compare the lines, not the values)'",
+        f"namespace count, C vs Rust ({unit}; compare the lines, not the values)'",
         "set logscale x", "set logscale y", "set grid",
         "set xlabel 'namespaces'", "set ylabel 'ns/op'", "set key top left",
         "set format y '%.0s%c'",
@@ -166,7 +233,7 @@ def plot(out_dir, summary, workloads, sizes):
 def main(argv):
     out_dir = os.path.expanduser(os.path.join(
         os.environ.get("NSTREE_OUT", "~/.cache/nstree-rs/out"), "bench"))
-    accel_env = None
+    accel_path = None
     runs = []
     i = 0
     while i < len(argv):
@@ -175,7 +242,7 @@ def main(argv):
             if a == "--out":
                 out_dir = argv[i + 1]
             else:
-                accel_env = argv[i + 1]
+                accel_path = argv[i + 1]
             i += 2
             continue
         kernel, _, path = a.partition("=")
@@ -184,11 +251,12 @@ def main(argv):
                      "[--accel-env FILE] c=LOG rust=LOG ...")
         runs.append((kernel, path))
         i += 1
-    if accel_env is None:
-        accel_env = os.path.join(os.path.dirname(out_dir.rstrip("/")), "accel.env")
+    if accel_path is None:
+        accel_path = os.path.join(os.path.dirname(out_dir.rstrip("/")), "accel.env")
     os.makedirs(out_dir, exist_ok=True)
 
     data = {}           # (w, n, kernel) -> [(boot, rep, ns)]
+    counts = {}         # (w, n, kernel) -> what one op found (the last sample's)
     raw = []
     metas = {k: [] for k in KERNELS}
     problems = []
@@ -202,6 +270,7 @@ def main(argv):
         problems += [f"{kernel} boot {boot} ({path}): {p}" for p in probs]
         for w, n, rep, ns, iters, count in samples:
             data.setdefault((w, n, kernel), []).append((boot, rep, ns))
+            counts[(w, n, kernel)] = count
             raw.append((kernel, boot, rep, w, n, ns, iters, count))
         for d in info:
             if "listed" in d:
@@ -214,15 +283,23 @@ def main(argv):
 
     workloads = sorted({w for w, _, _ in data}, key=order_key)
     sizes = sorted({n for _, n, _ in data})
-    accel = accel_name(accel_env)
+    env = accel_env(accel_path)
+    accel = env.get("ACCEL_NAME", "unknown")
     meta = next((m for k in KERNELS for m in metas[k] if m), {})
     reps = {k: sorted({len(v) for (w, n, kk), v in data.items() if kk == k}) for k in KERNELS}
 
-    print(f"accelerator: {accel}")
-    if accel.startswith("tcg"):
+    print(f"accelerator: {accel} ({env.get('QEMU_ACCEL', '?')})")
+    if "icount" in accel:
+        print(f"  {env.get('BASE_ACCEL_NAME', 'TCG')} (no working KVM) with -icount shift=0: guest "
+              "time advances 1 ns per executed guest\n  instruction, so every ns/op below is "
+              "a guest instruction count per op: reproducible\n  and blind to host load, but "
+              "not the wall time of real hardware (no caches, atomics or branch\n  prediction "
+              "modelled).  Absolute numbers are not meaningful; the C/Rust ratios are.")
+    elif accel.startswith("tcg"):
         print("  TCG (no working KVM): the guest CPU is emulated, so absolute times are not "
-              "meaningful;\n  the C/Rust ratios are (same emulator, same host, same user "
-              "space, boots alternated).")
+              "meaningful;\n  the C/Rust ratios are, up to host load: TCG guest time is "
+              "host wall time, so every\n  time the shared host runs something else the "
+              "sample grows (see min/max and 'fastest').")
     rel = ", ".join(f"{k} {m.get('release', '?')}" for k in KERNELS for m in metas[k][:1])
     print(f"guest: {rel}; {meta.get('cpus', '?')} CPU(s), clock "
           f"{meta.get('clock', '?')} (CLOCK_MONOTONIC resolution "
@@ -293,6 +370,18 @@ def main(argv):
     print("  proc_scan_fd also stats every open fd and finds all of them, as listns() does.")
     print()
 
+    rows = breakdown(summary, counts, sizes)
+    if any(c is not None or r is not None for _, c, r in rows):
+        unit = "guest instructions" if "icount" in accel else "ns"
+        print(f"where the listns() and file handle costs go (medians, in {unit}):")
+        print(f"  {'part':<62} {'C':>9} {'Rust':>9} {'Rust-C':>9} {'Rust/C':>7}")
+        for name, c, r in rows:
+            f1 = (lambda v: f"{v:.0f}" if v is not None else "-")
+            dd = f"{r - c:+.0f}" if c is not None and r is not None else "-"
+            rr = f"{r / c:.3f}" if c and r is not None and c > 0 else "-"
+            print(f"  {name:<62} {f1(c):>9} {f1(r):>9} {dd:>9} {rr:>7}")
+        print()
+
     if slower:
         print(f"Rust slower than C by more than {100 * (SLOWER - 1):.0f}% (median ratio):")
         for w, n, ratio, lo, hi, best in slower:
@@ -304,7 +393,9 @@ def main(argv):
     print()
     print(f"raw samples: {os.path.join(out_dir, 'nsbench.csv')}")
     print(f"summary:     {os.path.join(out_dir, 'summary.csv')}")
-    print(f"plot:        {plot(out_dir, summary, workloads, sizes)}")
+    unit = ("icount: 1 ns = 1 guest instruction" if "icount" in accel else
+            "TCG wall time" if accel.startswith("tcg") else accel)
+    print(f"plot:        {plot(out_dir, summary, workloads, sizes, unit)}")
 
     for k in KERNELS:
         if boots[k] and not any(kk == k for _, _, kk in data):

@@ -85,6 +85,14 @@ impl NsCommon {
         unsafe { Atomic::from_ptr(ptr::addr_of_mut!((*self.tree()).__ns_ref_active.counter)) }
     }
 
+    /// `atomic_read(&__ns_ref_active)`: a `READ_ONCE()`, done as a volatile
+    /// load instead of through the out-of-line `atomic_read()` helper.
+    pub(crate) fn active_read_once(&self) -> i32 {
+        // SAFETY: `__ns_ref_active` is an aligned `int` inside the valid
+        // namespace, only written atomically, so the load is never torn.
+        unsafe { ptr::read_volatile(ptr::addr_of!((*self.tree()).__ns_ref_active.counter)) }
+    }
+
     /// The main reference count, `__ns_ref`.
     pub(crate) fn refs(&self) -> i32 {
         // SAFETY: `__ns_ref` is a `refcount_t` inside the valid namespace,
@@ -193,7 +201,7 @@ impl ActiveNode for NsCommon {
     }
 
     fn active_read(&self) -> i32 {
-        self.active().load(Relaxed)
+        self.active_read_once()
     }
 
     fn check(&self, ok: bool) {

@@ -6,7 +6,6 @@
 use core::ptr;
 
 use kernel::bindings;
-use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::rcu::Guard;
 use kernel::types::Opaque;
 
@@ -81,10 +80,14 @@ unsafe fn ns_of_list<'a>(l: *mut bindings::list_head, link: Link) -> &'a NsCommo
 /// # Safety
 ///
 /// `p` must be a valid, aligned pointer-sized field.
+///
+/// A volatile load, as the C macro is: `Atomic::load(Relaxed)` would be the
+/// same but goes through an out-of-line C helper (`atomic_ptr_read()`)
+/// on every tree level and list step.
 unsafe fn read_once<T>(p: *mut *mut T) -> *mut T {
-    // SAFETY: per the caller; the field is concurrently written with
-    // `WRITE_ONCE()`/`rcu_assign_pointer()` only.
-    unsafe { Atomic::from_ptr(p) }.load(Relaxed)
+    // SAFETY: per the caller; the field is aligned and only written with
+    // `WRITE_ONCE()`/`rcu_assign_pointer()`, so the load is never torn.
+    unsafe { ptr::read_volatile(p) }
 }
 
 /// The root of one id-ordered namespace tree: `struct ns_tree_root`, an
