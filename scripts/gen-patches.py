@@ -12,7 +12,8 @@ The series is described in c-glue/series, one stanza per patch:
 
 Each stanza becomes one commit in the work tree on top of "base"; the
 commits are written out with git format-patch.  Author and dates are
-fixed, so regenerating an unchanged series gives byte-identical patches.
+fixed, so regenerating an unchanged series with the same git gives
+byte-identical patches (the signature is git's version).
 """
 
 import os
@@ -74,7 +75,8 @@ def main():
     for f in os.listdir(out):
         if f.endswith(".patch"):
             os.unlink(os.path.join(out, f))
-    git("format-patch", "-q", "--no-signature", "--zero-commit", "--no-numbered",
+    # The default signature, the git version, as format-patch writes it.
+    git("format-patch", "-q", "--zero-commit", "--no-numbered",
         "-o", out, "base..HEAD")
     subprocess.run(["git", "-C", WORK, "log", "--oneline", "base..HEAD"], check=True)
     git("checkout", "-q", "--detach", "base")

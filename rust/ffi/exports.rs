@@ -99,7 +99,13 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
     };
     r.unwrap_or(ptr::null_mut())
 }
-same_signature!(ns_tree_node_add: unsafe extern "C" fn(*mut bindings::ns_tree_node, *mut bindings::ns_tree_root, RbCmp) -> *mut bindings::rb_node);
+same_signature!(
+    ns_tree_node_add: unsafe extern "C" fn(
+        *mut bindings::ns_tree_node,
+        *mut bindings::ns_tree_root,
+        RbCmp,
+    ) -> *mut bindings::rb_node
+);
 
 /// `ns_tree_node_del()`.
 ///
@@ -116,7 +122,12 @@ pub(crate) unsafe extern "C" fn ns_tree_node_del(
     // SAFETY: per the function's contract.
     unsafe { TreeRoot::from_raw(root).remove_node(node, &w) };
 }
-same_signature!(ns_tree_node_del: unsafe extern "C" fn(*mut bindings::ns_tree_node, *mut bindings::ns_tree_root));
+same_signature!(
+    ns_tree_node_del: unsafe extern "C" fn(
+        *mut bindings::ns_tree_node,
+        *mut bindings::ns_tree_root,
+    )
+);
 
 /// `__ns_tree_add_raw()`: publishes `ns` on its type tree, the unified
 /// tree and its owner's tree.
@@ -134,7 +145,12 @@ pub(crate) unsafe extern "C" fn __ns_tree_add_raw(
     let (ns, root) = unsafe { (NsCommon::from_raw(ns), TreeRoot::from_raw(ns_tree)) };
     crate::tree::add(ns, root);
 }
-same_signature!(__ns_tree_add_raw: unsafe extern "C" fn(*mut bindings::ns_common, *mut bindings::ns_tree_root));
+same_signature!(
+    __ns_tree_add_raw: unsafe extern "C" fn(
+        *mut bindings::ns_common,
+        *mut bindings::ns_tree_root,
+    )
+);
 
 /// `__ns_tree_remove()`.
 ///
@@ -150,7 +166,12 @@ pub(crate) unsafe extern "C" fn __ns_tree_remove(
     let (ns, root) = unsafe { (NsCommon::from_raw(ns), TreeRoot::from_raw(ns_tree)) };
     crate::tree::remove(ns, root);
 }
-same_signature!(__ns_tree_remove: unsafe extern "C" fn(*mut bindings::ns_common, *mut bindings::ns_tree_root));
+same_signature!(
+    __ns_tree_remove: unsafe extern "C" fn(
+        *mut bindings::ns_common,
+        *mut bindings::ns_tree_root,
+    )
+);
 
 /// `ns_tree_lookup_rcu()`: the namespace with id `ns_id` (of type
 /// `ns_type`, or any type for 0), or NULL.
@@ -197,7 +218,13 @@ pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
         None => code::ENOENT.to_ptr(),
     }
 }
-same_signature!(__ns_tree_adjoined_rcu: unsafe extern "C" fn(*mut bindings::ns_common, *mut bindings::ns_tree_root, bool) -> *mut bindings::ns_common);
+same_signature!(
+    __ns_tree_adjoined_rcu: unsafe extern "C" fn(
+        *mut bindings::ns_common,
+        *mut bindings::ns_tree_root,
+        bool,
+    ) -> *mut bindings::ns_common
+);
 
 /// The namespace id cookie: all types share one id space.
 static NAMESPACE_COOKIE: Atomic<u64> = Atomic::new(NS_LAST_INIT_ID + 1);
@@ -232,7 +259,11 @@ pub(crate) unsafe extern "C" fn ns_owner(ns: *mut bindings::ns_common) -> *mut b
     let ns = unsafe { NsCommon::from_raw(ns) };
     crate::active::ns_owner(ns).map_or(ptr::null_mut(), |o| o.as_ptr())
 }
-same_signature!(ns_owner: unsafe extern "C" fn(*mut bindings::ns_common) -> *mut bindings::ns_common);
+same_signature!(
+    ns_owner: unsafe extern "C" fn(
+        *mut bindings::ns_common,
+    ) -> *mut bindings::ns_common
+);
 
 /// `__ns_ref_active_get()`: takes an active reference, resurrecting the
 /// owner chain if the namespace was inactive.

@@ -343,42 +343,28 @@ impl TreeRoot {
     }
 }
 
-macro_rules! ns_tree_roots {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[doc = concat!("The per-type tree `", stringify!($name), "`.")]
-            #[no_mangle]
-            #[allow(non_upper_case_globals)]
-            pub(crate) static $name: TreeRoot = TreeRoot::new_static(ptr::addr_of!($name));
-        )*
-    };
-}
-
-ns_tree_roots!(
-    cgroup_ns_tree,
-    ipc_ns_tree,
-    mnt_ns_tree,
-    net_ns_tree,
-    pid_ns_tree,
-    time_ns_tree,
-    user_ns_tree,
-    uts_ns_tree,
-);
-
 /// The unified tree of all namespaces.
 pub(crate) static NS_UNIFIED_ROOT: TreeRoot = TreeRoot::new_static(ptr::addr_of!(NS_UNIFIED_ROOT));
 
 /// The per-type root for a `CLONE_NEW*` flag.
+///
+/// The per-type roots are C data (`nstree_glue.c`): `include/linux/nstree.h`
+/// declares them and `to_ns_tree()` names them, and `net_ns_tree` is
+/// exported to modules, as in `kernel/nstree.c`.
 pub(crate) fn type_root(ns_type: u32) -> Option<&'static TreeRoot> {
-    Some(match ns_type {
-        bindings::CLONE_NEWCGROUP => &cgroup_ns_tree,
-        bindings::CLONE_NEWIPC => &ipc_ns_tree,
-        bindings::CLONE_NEWNS => &mnt_ns_tree,
-        bindings::CLONE_NEWNET => &net_ns_tree,
-        bindings::CLONE_NEWPID => &pid_ns_tree,
-        bindings::CLONE_NEWUSER => &user_ns_tree,
-        bindings::CLONE_NEWUTS => &uts_ns_tree,
-        bindings::CLONE_NEWTIME => &time_ns_tree,
+    // Taking the address of an extern static does not access it.
+    let root = match ns_type {
+        bindings::CLONE_NEWCGROUP => ptr::addr_of_mut!(bindings::cgroup_ns_tree),
+        bindings::CLONE_NEWIPC => ptr::addr_of_mut!(bindings::ipc_ns_tree),
+        bindings::CLONE_NEWNS => ptr::addr_of_mut!(bindings::mnt_ns_tree),
+        bindings::CLONE_NEWNET => ptr::addr_of_mut!(bindings::net_ns_tree),
+        bindings::CLONE_NEWPID => ptr::addr_of_mut!(bindings::pid_ns_tree),
+        bindings::CLONE_NEWUSER => ptr::addr_of_mut!(bindings::user_ns_tree),
+        bindings::CLONE_NEWUTS => ptr::addr_of_mut!(bindings::uts_ns_tree),
+        bindings::CLONE_NEWTIME => ptr::addr_of_mut!(bindings::time_ns_tree),
         _ => return None,
-    })
+    };
+    // SAFETY: the roots are statically initialised, live forever, and are
+    // only accessed through `TreeRoot`'s locked or RCU methods.
+    Some(unsafe { TreeRoot::from_raw(root) })
 }

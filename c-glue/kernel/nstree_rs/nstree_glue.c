@@ -3,7 +3,8 @@
  * nstree-rs: the C side of the Rust namespace tree.
  *
  * Only what Rust cannot express: the seqlock (a macro-defined static with
- * its lockdep class), thin wrappers around inline helpers and macros, the
+ * its lockdep class), the per-type tree roots (C data that C headers
+ * name), thin wrappers around inline helpers and macros, the
  * listns() syscall entry, symbol exports and layout assertions. All logic
  * is in the Rust crate (nstree_rs.rs and its modules).
  *
@@ -31,6 +32,51 @@ static_assert(offsetof(struct ns_common, ns_id) ==
 static_assert(sizeof(struct ns_id_req) == NS_ID_REQ_SIZE_VER0);
 
 static __cacheline_aligned_in_smp DEFINE_SEQLOCK(ns_tree_lock);
+
+/*
+ * The per-type roots, which include/linux/nstree.h declares.  They start
+ * empty: an empty rbtree and a list head pointing to itself.
+ */
+struct ns_tree_root cgroup_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(cgroup_ns_tree.ns_list_head),
+};
+
+struct ns_tree_root ipc_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(ipc_ns_tree.ns_list_head),
+};
+
+struct ns_tree_root mnt_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(mnt_ns_tree.ns_list_head),
+};
+
+struct ns_tree_root net_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(net_ns_tree.ns_list_head),
+};
+EXPORT_SYMBOL_GPL(net_ns_tree);
+
+struct ns_tree_root pid_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(pid_ns_tree.ns_list_head),
+};
+
+struct ns_tree_root time_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(time_ns_tree.ns_list_head),
+};
+
+struct ns_tree_root user_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(user_ns_tree.ns_list_head),
+};
+
+struct ns_tree_root uts_ns_tree = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(uts_ns_tree.ns_list_head),
+};
 
 void nstree_rs_write_lock(void)
 {
@@ -131,5 +177,5 @@ SYSCALL_DEFINE4(listns, const struct ns_id_req __user *, req,
 	return nstree_rs_listns(req, ns_ids, nr_ns_ids, flags);
 }
 
-EXPORT_SYMBOL_GPL(net_ns_tree);
+/* Defined in Rust (ffi/exports.rs); exported as in kernel/nstree.c. */
 EXPORT_SYMBOL_GPL(__ns_tree_remove);
