@@ -50,7 +50,7 @@ patches: tree
 kernel: $(if $(filter rust,$(VARIANT)),rust-tree,tree)
 	@$(S)/build-kernel.sh $(VARIANT) $(FLAVOUR)
 
-selftests: tree
+selftests: rust-tree
 	@$(S)/build-selftests.sh
 
 initramfs: selftests

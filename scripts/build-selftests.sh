@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the upstream tools/testing/selftests/namespaces suite (and our own
-# selftests/) as static binaries for the initramfs.  The uapi headers come
-# from the pristine tree: the series does not change the uapi.
+# selftests/) as static binaries for the initramfs; both kernels run the
+# same binaries.  The upstream suite is built from the Rust tree, i.e.
+# with the series' selftest fix (patch 0003: a race that made eight
+# ns_active_ref_test cases skip at random); the uapi headers come from the
+# pristine tree: the series does not change the uapi.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +19,8 @@ fi
 
 ns_out="$OUT/selftests/kselftest/namespaces"
 log "building upstream namespaces selftests"
-make -s -C "$PRISTINE/tools/testing/selftests" TARGETS=namespaces O="$OUT/selftests" \
+[ -d "$RUST_TREE/tools/testing/selftests" ] || die "no $RUST_TREE (make rust-tree)"
+make -s -C "$RUST_TREE/tools/testing/selftests" TARGETS=namespaces O="$OUT/selftests" \
 	KHDR_INCLUDES="-isystem $hdr/include" LDFLAGS=-static \
 	>"$LOGS/selftests-build.log" 2>&1 ||
 	{ tail -30 "$LOGS/selftests-build.log"; die "selftests build failed"; }
@@ -38,7 +42,7 @@ done
 if [ -f "$REPO/selftests/Makefile" ]; then
 	log "building nstree-rs selftests"
 	make -s -C "$REPO/selftests" O="$OUT/selftests/nstree-rs" \
-		KSFT="$PRISTINE/tools/testing/selftests" \
+		KSFT="$RUST_TREE/tools/testing/selftests" \
 		KHDR_INCLUDES="-isystem $hdr/include" >"$LOGS/own-selftests-build.log" 2>&1 ||
 		{ tail -30 "$LOGS/own-selftests-build.log"; die "nstree-rs selftests build failed"; }
 fi
