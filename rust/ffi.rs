@@ -70,6 +70,7 @@ mod glue {
         );
         pub(super) fn nstree_rs_access_ok(ptr: *const c_void, size: usize) -> bool;
         pub(super) fn nstree_rs_put_user_u64(ptr: *mut u64, val: u64) -> c_int;
+        pub(super) fn nstree_rs_get_user_u32(val: *mut u32, ptr: *const u32) -> c_int;
         pub(super) fn nstree_rs_copy_struct_from_user(
             dst: *mut c_void,
             ksize: usize,

@@ -61,6 +61,7 @@ struct Filter {
 }
 
 impl Filter {
+    #[inline]
     fn see_all(&self) -> bool {
         if let Some(v) = self.see_all.get() {
             return v;
@@ -70,16 +71,15 @@ impl Filter {
         v
     }
 
-    /// A counted reference on `ns` if it is to be listed
-    /// (`legitimize_ns()`): requested type, visible to the caller, active.
-    fn legitimize(&self, ns: &NsCommon) -> Option<NsRef> {
-        if !req::requested(self.types, ns.ns_type()) {
-            return None;
-        }
-        if !req::may_list(|| self.see_all(), || ns.is_current()) {
-            return None;
-        }
-        get_unless_inactive(ns)
+    /// Whether `ns` is to be listed (`legitimize_ns()`): of a requested
+    /// type, visible to the caller, and active. Called under RCU, where a
+    /// namespace with a non-zero active count also has a non-zero counted
+    /// one (an active reference implies a counted one).
+    #[inline]
+    fn wants(&self, ns: &NsCommon) -> bool {
+        req::requested(self.types, ns.ns_type())
+            && req::may_list(|| self.see_all(), || ns.is_current())
+            && ns.active_read_once() != 0
     }
 }
 
@@ -139,11 +139,16 @@ fn first_at(root: &TreeRoot, link: Link, from: u64) -> Result<NsRef> {
         .ok_or(code::ENOENT)
 }
 
-/// One step of the walk.
-enum Step {
-    /// A namespace to list, pinned.
-    Emit(NsRef),
-    /// Pinned where the walk paused to let the scheduler run.
+/// Ids collected under one RCU read-side section before they are written
+/// to user space.
+const BATCH: usize = 64;
+
+/// How one pass over the list under RCU ended.
+enum Stop {
+    /// The batch is full (or `nr` is reached): the walk continues after
+    /// the last collected namespace, pinned.
+    Full(NsRef),
+    /// Paused for a pending reschedule, pinned where it stands.
     Pause(NsRef),
     /// The end of the list.
     End,
@@ -152,11 +157,17 @@ enum Step {
 /// Lists up to `nr` namespaces of `root`, from id `resume` on (or from
 /// the start).
 ///
-/// The walk runs under RCU and drops it to write each id to user space
-/// (which may fault and sleep): the namespace it stands on is pinned by a
-/// counted reference meanwhile, which keeps it on the list, so the walk
-/// resumes from its successor. Long runs of skipped namespaces pause the
-/// same way when a reschedule is pending.
+/// The walk collects up to [`BATCH`] ids under RCU, then leaves RCU to
+/// write them to user space with `put_user()` (which may fault and sleep).
+/// Meanwhile the last collected namespace is pinned by a counted reference,
+/// which keeps it on the list, and the next pass resumes from its
+/// successor. Long runs of skipped namespaces pause the same way when a
+/// reschedule is pending.
+///
+/// The C walk pins and unpins every listed namespace and drops RCU for
+/// each id; what user space sees is the same: the ids, in order, of the
+/// namespaces that were active when the walk passed them, written one by
+/// one up to the first fault.
 fn walk(
     root: &TreeRoot,
     link: Link,
@@ -172,8 +183,11 @@ fn walk(
     // The first namespace is itself a candidate; later ones are visited.
     let mut inclusive = at.is_some();
     let mut listed = 0;
+    let mut ids = [0u64; BATCH];
     while listed < nr {
-        let step = {
+        let want = BATCH.min(nr - listed);
+        let mut n = 0;
+        let stop = {
             let g = rcu::read_lock();
             let pos = at.as_ref().map(NsRef::ns);
             let mut cur = if inclusive {
@@ -182,32 +196,43 @@ fn walk(
                 root.next_rcu(pos, link, &g)
             };
             inclusive = false;
-            let mut skipped = 0;
+            let mut skipped = 0usize;
             loop {
-                let Some(ns) = cur else { break Step::End };
-                if let Some(valid) = filter.legitimize(ns) {
-                    break Step::Emit(valid);
-                }
-                skipped += 1;
-                if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
-                    if let Some(pin) = NsRef::try_get(ns) {
-                        break Step::Pause(pin);
+                let Some(ns) = cur else { break Stop::End };
+                if filter.wants(ns) {
+                    ids[n] = ns.id();
+                    n += 1;
+                    if n == want {
+                        // Resume after it. If its count just dropped to
+                        // zero it is going away (and was already inactive):
+                        // not listed, as C's failed get would skip it.
+                        match NsRef::try_get(ns) {
+                            Some(pin) => break Stop::Full(pin),
+                            None => n -= 1,
+                        }
+                    }
+                } else {
+                    skipped += 1;
+                    if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
+                        if let Some(pin) = NsRef::try_get(ns) {
+                            break Stop::Pause(pin);
+                        }
                     }
                 }
                 cur = root.next_rcu(Some(ns), link, &g);
             }
         };
-        match step {
-            Step::Emit(ns) => {
-                out.push(ns.ns().id())?;
-                listed += 1;
-                at = Some(ns);
-            }
-            Step::Pause(ns) => {
-                at = Some(ns);
+        for &id in &ids[..n] {
+            out.push(id)?;
+        }
+        listed += n;
+        match stop {
+            Stop::Full(pin) => at = Some(pin),
+            Stop::Pause(pin) => {
+                at = Some(pin);
                 ffi::cond_resched();
             }
-            Step::End => break,
+            Stop::End => break,
         }
     }
     Ok(listed)

@@ -41,6 +41,7 @@ impl NsCommon {
     ///
     /// `ptr` must point to an initialised `struct ns_common` that stays
     /// valid for `'a`.
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ns_common) -> &'a NsCommon {
         // SAFETY: `NsCommon` is a transparent wrapper and the caller
         // guarantees validity for `'a`.
@@ -48,10 +49,12 @@ impl NsCommon {
     }
 
     /// The raw `struct ns_common` pointer.
+    #[inline]
     pub(crate) fn as_ptr(&self) -> *mut bindings::ns_common {
         self.0.get()
     }
 
+    #[inline]
     fn tree(&self) -> *mut bindings::ns_tree {
         // The anonymous `struct ns_tree` starts at `NS_TREE_OFFSET`.
         self.as_ptr()
@@ -61,6 +64,7 @@ impl NsCommon {
     }
 
     /// The 64-bit namespace id (0 until `__ns_tree_gen_id()`).
+    #[inline]
     pub(crate) fn id(&self) -> u64 {
         // SAFETY: `self` is valid (type invariant); `ns_id` is written once,
         // before the namespace is published on any tree.
@@ -68,12 +72,14 @@ impl NsCommon {
     }
 
     /// The `CLONE_NEW*` flag of the namespace type.
+    #[inline]
     pub(crate) fn ns_type(&self) -> u32 {
         // SAFETY: `self` is valid; `ns_type` never changes after init.
         unsafe { (*self.as_ptr()).ns_type }
     }
 
     /// Whether this is one of the boot-time namespaces.
+    #[inline]
     pub(crate) fn is_initial(&self) -> bool {
         self.id() <= NS_LAST_INIT_ID
     }
@@ -87,6 +93,7 @@ impl NsCommon {
 
     /// `atomic_read(&__ns_ref_active)`: a `READ_ONCE()`, done as a volatile
     /// load instead of through the out-of-line `atomic_read()` helper.
+    #[inline]
     pub(crate) fn active_read_once(&self) -> i32 {
         // SAFETY: `__ns_ref_active` is an aligned `int` inside the valid
         // namespace, only written atomically, so the load is never torn.
@@ -148,12 +155,14 @@ impl NsCommon {
     }
 
     /// Whether the caller's task uses this namespace (`is_current_namespace()`).
+    #[inline]
     pub(crate) fn is_current(&self) -> bool {
         // SAFETY: `self` is a valid namespace; the function only reads
         // `current`'s nsproxy and creds.
         unsafe { bindings::is_current_namespace(self.as_ptr()) }
     }
 
+    #[inline]
     pub(super) fn node(&self, link: Link) -> *mut bindings::ns_tree_node {
         let t = self.tree();
         // SAFETY: projections to fields of the valid `struct ns_tree`.

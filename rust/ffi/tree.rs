@@ -46,6 +46,7 @@ pub(super) unsafe fn node_init(node: *mut bindings::ns_tree_node) {
 
 /// Maps an `rb_node`/`list_head` of the tree `link` back to its namespace
 /// (`container_of()`).
+#[inline]
 fn container_offset(link: Link) -> usize {
     NS_TREE_OFFSET
         + match link {
@@ -59,6 +60,7 @@ fn container_offset(link: Link) -> usize {
 ///
 /// `rb` must be the `ns_node` of the `link` node of a namespace that is
 /// valid for `'a`.
+#[inline]
 unsafe fn ns_of_rb<'a>(rb: *mut bindings::rb_node, link: Link) -> &'a NsCommon {
     let off = container_offset(link) + core::mem::offset_of!(bindings::ns_tree_node, ns_node);
     // SAFETY: per the caller, `rb` sits `off` bytes into a valid namespace.
@@ -69,6 +71,7 @@ unsafe fn ns_of_rb<'a>(rb: *mut bindings::rb_node, link: Link) -> &'a NsCommon {
 ///
 /// `l` must be the `ns_list_entry` of the `link` node of a namespace that
 /// is valid for `'a`.
+#[inline]
 unsafe fn ns_of_list<'a>(l: *mut bindings::list_head, link: Link) -> &'a NsCommon {
     let off = container_offset(link) + core::mem::offset_of!(bindings::ns_tree_node, ns_list_entry);
     // SAFETY: per the caller, `l` sits `off` bytes into a valid namespace.
@@ -84,6 +87,7 @@ unsafe fn ns_of_list<'a>(l: *mut bindings::list_head, link: Link) -> &'a NsCommo
 /// A volatile load, as the C macro is: `Atomic::load(Relaxed)` would be the
 /// same but goes through an out-of-line C helper (`atomic_ptr_read()`)
 /// on every tree level and list step.
+#[inline]
 unsafe fn read_once<T>(p: *mut *mut T) -> *mut T {
     // SAFETY: per the caller; the field is aligned and only written with
     // `WRITE_ONCE()`/`rcu_assign_pointer()`, so the load is never torn.
@@ -137,11 +141,13 @@ impl TreeRoot {
         unsafe { &*ptr.cast::<TreeRoot>() }
     }
 
+    #[inline]
     fn rb_root(&self) -> *mut bindings::rb_root {
         // SAFETY: projection within the valid root.
         unsafe { ptr::addr_of_mut!((*self.0.get()).ns_rb) }
     }
 
+    #[inline]
     fn head(&self) -> *mut bindings::list_head {
         // SAFETY: projection within the valid root.
         unsafe { ptr::addr_of_mut!((*self.0.get()).ns_list_head) }
@@ -248,6 +254,7 @@ impl TreeRoot {
 
     /// Lockless lookup of `id` (`rb_find_rcu()`); may miss while a writer
     /// rebalances, see [`read_retry`].
+    #[inline]
     pub(crate) fn find_rcu<'g>(&self, id: u64, link: Link, _g: &'g Guard) -> Option<&'g NsCommon> {
         // SAFETY: under RCU, nodes reachable from the root stay valid until
         // the grace period ends (namespaces are freed after one); child
@@ -297,6 +304,7 @@ impl TreeRoot {
     }
 
     /// The list entry after `cur` (or the first, for `None`), under RCU.
+    #[inline]
     pub(crate) fn next_rcu<'g>(
         &self,
         cur: Option<&NsCommon>,

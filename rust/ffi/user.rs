@@ -7,7 +7,7 @@ use core::ptr;
 
 use kernel::bindings;
 use kernel::error::{code, Error, Result};
-use kernel::uaccess::{UserPtr, UserSlice};
+use kernel::uaccess::UserPtr;
 
 use super::glue;
 
@@ -19,12 +19,15 @@ pub(crate) type NsIdReq = bindings::ns_id_req;
 /// `-EINVAL` below version 0, then `copy_struct_from_user()` (`-E2BIG` for
 /// non-zero bytes past what we know, `-EFAULT`).
 pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
-    let mut size = [0u8; 4];
-    UserSlice::new(req, 4)
-        .reader()
-        .read_slice(&mut size)
-        .map_err(|_| code::EFAULT)?;
-    let usize = u32::from_ne_bytes(size) as usize;
+    let mut size = 0u32;
+    // SAFETY: `size` is a valid destination; `get_user()` checks the
+    // user address and handles faults.
+    if unsafe { glue::nstree_rs_get_user_u32(ptr::addr_of_mut!(size), req.as_const_ptr().cast()) }
+        != 0
+    {
+        return Err(code::EFAULT);
+    }
+    let usize = size as usize;
     crate::req::check_size(usize, kernel::page::PAGE_SIZE)?;
     let mut kreq = NsIdReq::default();
     // SAFETY: `kreq` is a valid destination of `size_of::<NsIdReq>()`

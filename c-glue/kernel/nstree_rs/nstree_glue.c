@@ -145,6 +145,11 @@ bool nstree_rs_access_ok(const void __user *ptr, size_t size)
 	return access_ok(ptr, size);
 }
 
+int nstree_rs_get_user_u32(u32 *val, const u32 __user *ptr)
+{
+	return get_user(*val, ptr);
+}
+
 int nstree_rs_put_user_u64(u64 __user *ptr, u64 val)
 {
 	return put_user(val, ptr);
