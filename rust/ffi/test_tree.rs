@@ -81,12 +81,20 @@ impl TestTree {
     }
 
     /// The ids in list order.
+    ///
+    /// The vector is sized before the RCU read-side section: nothing in it
+    /// may sleep, so it cannot allocate with `GFP_KERNEL`. A list longer
+    /// than the tree's own node count is cut short, which the callers'
+    /// comparisons then report.
     pub(crate) fn ids_in_order(&self) -> kernel::alloc::KVec<u64> {
-        let mut v = kernel::alloc::KVec::new();
+        use kernel::alloc::{flags::GFP_KERNEL, KVec};
+        let mut v = KVec::with_capacity(self.nodes.len(), GFP_KERNEL).unwrap_or_default();
         let g = Guard::new();
         let mut cur = self.root.next_rcu(None, Link::Type, &g);
         while let Some(ns) = cur {
-            let _ = v.push(ns.id(), kernel::alloc::flags::GFP_KERNEL);
+            if v.push_within_capacity(ns.id()).is_err() {
+                break;
+            }
             cur = self.root.next_rcu(Some(ns), Link::Type, &g);
         }
         v
