@@ -13,7 +13,8 @@
 //! - [`TreeRoot`] is a `struct ns_tree_root`; its mutators take a
 //!   [`WriteGuard`] (the `ns_tree_lock` seqlock held for writing), its
 //!   lockless readers an RCU [`Guard`] and return borrows bounded by it;
-//! - [`UserIds`] and [`read_request`] move data across the user boundary.
+//! - [`UserIds`] and [`read_request`] move data across the user boundary;
+//!   [`IdBatch`] stages ids for it without zeroing a buffer.
 //!
 //! The C functions the kernel calls (`__ns_tree_add_raw`, `listns()`'s
 //! body, ...) are defined at the bottom of this file. Each one converts its
@@ -35,7 +36,7 @@ pub(crate) use ns::{current_user_ns, may_see_all, NsCommon, NsRef};
 #[cfg(CONFIG_KUNIT)]
 pub(crate) use test_tree::TestTree;
 pub(crate) use tree::{type_root, TreeRoot, NS_UNIFIED_ROOT};
-pub(crate) use user::{read_request, NsIdReq, UserIds};
+pub(crate) use user::{read_request, IdBatch, NsIdReq, UserIds};
 
 /// The C glue in `nstree_glue.c`: thin wrappers around macros and inline
 /// functions that Rust cannot call directly.

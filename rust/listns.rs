@@ -16,7 +16,7 @@ use kernel::sync::rcu;
 use kernel::uaccess::UserPtr;
 
 use crate::active::{get_unless_inactive, NsRef};
-use crate::ffi::{self, NsCommon, ReadGuard, TreeRoot, UserIds};
+use crate::ffi::{self, IdBatch, NsCommon, ReadGuard, TreeRoot, UserIds};
 use crate::req::{self, Errno};
 use crate::tree::{self, Link};
 
@@ -150,7 +150,8 @@ enum Stop {
     Full(NsRef),
     /// Paused for a pending reschedule, pinned where it stands.
     Pause(NsRef),
-    /// The end of the list.
+    /// The end of the list, or `nr` ids collected: nothing to resume, so
+    /// nothing pinned.
     End,
 }
 
@@ -161,13 +162,19 @@ enum Stop {
 /// write them to user space with `put_user()` (which may fault and sleep).
 /// Meanwhile the last collected namespace is pinned by a counted reference,
 /// which keeps it on the list, and the next pass resumes from its
-/// successor. Long runs of skipped namespaces pause the same way when a
+/// successor; the pass that reaches `nr` pins nothing, as no pass follows. Long runs of skipped namespaces pause the same way when a
 /// reschedule is pending.
 ///
 /// The C walk pins and unpins every listed namespace and drops RCU for
 /// each id; what user space sees is the same: the ids, in order, of the
 /// namespaces that were active when the walk passed them, written one by
 /// one up to the first fault.
+///
+/// Always inlined into [`listns`]'s three call sites, so that each copy
+/// sees its `link` as a constant: the list-entry offsets of the skip loop
+/// become immediates instead of values reloaded from the stack for every
+/// candidate.
+#[inline(always)]
 fn walk(
     root: &TreeRoot,
     link: Link,
@@ -183,10 +190,10 @@ fn walk(
     // The first namespace is itself a candidate; later ones are visited.
     let mut inclusive = at.is_some();
     let mut listed = 0;
-    let mut ids = [0u64; BATCH];
+    let mut ids = IdBatch::<BATCH>::new();
     while listed < nr {
         let want = BATCH.min(nr - listed);
-        let mut n = 0;
+        ids.clear();
         let stop = {
             let g = rcu::read_lock();
             let pos = at.as_ref().map(NsRef::ns);
@@ -200,15 +207,18 @@ fn walk(
             loop {
                 let Some(ns) = cur else { break Stop::End };
                 if filter.wants(ns) {
-                    ids[n] = ns.id();
-                    n += 1;
-                    if n == want {
+                    // `want <= BATCH`: there is room.
+                    ids.push(ns.id());
+                    if listed + ids.len() == nr {
+                        break Stop::End;
+                    }
+                    if ids.len() == want {
                         // Resume after it. If its count just dropped to
                         // zero it is going away (and was already inactive):
                         // not listed, as C's failed get would skip it.
                         match NsRef::try_get(ns) {
                             Some(pin) => break Stop::Full(pin),
-                            None => n -= 1,
+                            None => ids.pop(),
                         }
                     }
                 } else {
@@ -222,10 +232,10 @@ fn walk(
                 cur = root.next_rcu(Some(ns), link, &g);
             }
         };
-        for &id in &ids[..n] {
+        for &id in ids.as_slice() {
             out.push(id)?;
         }
-        listed += n;
+        listed += ids.len();
         match stop {
             Stop::Full(pin) => at = Some(pin),
             Stop::Pause(pin) => {

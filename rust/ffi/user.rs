@@ -3,6 +3,7 @@
 
 //! The user boundary: the `listns()` request and the id buffer.
 
+use core::mem::MaybeUninit;
 use core::ptr;
 
 use kernel::bindings;
@@ -90,5 +91,68 @@ impl UserIds {
         }
         self.len += 1;
         Ok(())
+    }
+}
+
+/// Ids collected under RCU, to be written to user space with
+/// [`UserIds::push`] once the read-side section is over.
+///
+/// A fixed-capacity buffer on the stack that is not cleared on creation: a
+/// walk that lists one id must not pay for zeroing all `N` slots (512
+/// bytes, a `memset()` per call, for the walk's batch of 64).
+///
+/// # Invariants
+///
+/// `ids[..len]` are initialised; `len <= N`.
+pub(crate) struct IdBatch<const N: usize> {
+    ids: [MaybeUninit<u64>; N],
+    len: usize,
+}
+
+impl<const N: usize> IdBatch<N> {
+    /// An empty batch.
+    #[inline]
+    pub(crate) fn new() -> Self {
+        IdBatch {
+            ids: [MaybeUninit::uninit(); N],
+            len: 0,
+        }
+    }
+
+    /// The number of ids in the batch.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends `id`; `false`, and nothing stored, if the batch is full.
+    #[inline]
+    pub(crate) fn push(&mut self, id: u64) -> bool {
+        let Some(slot) = self.ids.get_mut(self.len) else {
+            return false;
+        };
+        slot.write(id);
+        self.len += 1;
+        true
+    }
+
+    /// Drops the last id, if any.
+    #[inline]
+    pub(crate) fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+
+    /// Empties the batch.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The ids, in the order they were pushed.
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        // SAFETY: the first `len` slots are initialised (invariant) and
+        // `MaybeUninit<u64>` has the layout of `u64`.
+        unsafe { core::slice::from_raw_parts(self.ids.as_ptr().cast::<u64>(), self.len) }
     }
 }
