@@ -13,6 +13,8 @@
 //! and reach the cascade through `__ns_ref_active_get/put()`; Rust code
 //! (listns(), the KUnit tests) uses the types.
 
+#![forbid(unsafe_code)]
+
 use crate::cascade::{Active, Pinned};
 use crate::ffi::NsCommon;
 pub(crate) use crate::ffi::NsRef;

@@ -14,6 +14,8 @@
 //! RCU with seqlock retry; ordered lookups take the lock as exclusive
 //! readers ([`crate::ffi::ReadGuard`]).
 
+#![forbid(unsafe_code)]
+
 use kernel::sync::rcu::Guard;
 
 use crate::ffi::{type_root, NsCommon, TreeRoot, WriteGuard, NS_UNIFIED_ROOT};
