@@ -145,8 +145,8 @@ const BATCH: usize = 64;
 
 /// How one pass over the list under RCU ended.
 enum Stop {
-    /// The batch is full (or `nr` is reached): the walk continues after
-    /// the last collected namespace, pinned.
+    /// The batch is full: the walk continues after the last collected
+    /// namespace, pinned.
     Full(NsRef),
     /// Paused for a pending reschedule, pinned where it stands.
     Pause(NsRef),
@@ -162,7 +162,8 @@ enum Stop {
 /// write them to user space with `put_user()` (which may fault and sleep).
 /// Meanwhile the last collected namespace is pinned by a counted reference,
 /// which keeps it on the list, and the next pass resumes from its
-/// successor; the pass that reaches `nr` pins nothing, as no pass follows. Long runs of skipped namespaces pause the same way when a
+/// successor; the pass that reaches `nr` pins nothing, as no pass
+/// follows. Long runs of skipped namespaces pause the same way when a
 /// reschedule is pending.
 ///
 /// The C walk pins and unpins every listed namespace and drops RCU for
@@ -192,7 +193,6 @@ fn walk(
     let mut listed = 0;
     let mut ids = IdBatch::<BATCH>::new();
     while listed < nr {
-        let want = BATCH.min(nr - listed);
         ids.clear();
         let stop = {
             let g = rcu::read_lock();
@@ -207,12 +207,12 @@ fn walk(
             loop {
                 let Some(ns) = cur else { break Stop::End };
                 if filter.wants(ns) {
-                    // `want <= BATCH`: there is room.
+                    // A full batch ends the pass below: there is room.
                     ids.push(ns.id());
                     if listed + ids.len() == nr {
                         break Stop::End;
                     }
-                    if ids.len() == want {
+                    if ids.len() == BATCH {
                         // Resume after it. If its count just dropped to
                         // zero it is going away (and was already inactive):
                         // not listed, as C's failed get would skip it.

@@ -125,6 +125,7 @@ int main(int argc, char **argv)
 	unsigned long long from = DEFAULT_FROM, to = DEFAULT_TO, s;
 	int steps = DEFAULT_STEPS, ret, failed = 0;
 	uint64_t budget_ms = 0, t0, ts, slowest = 0;
+	const char *env_to;
 	bool cut = false;
 	sigset_t chld;
 
@@ -139,8 +140,9 @@ int main(int argc, char **argv)
 		 * ~5x slower): both kernels of a flavour run the same seeds,
 		 * so the budget stays a safety net that never cuts.
 		 */
-		if (getenv("NSTREE_DIFFTEST_TO"))
-			to = strtoull(getenv("NSTREE_DIFFTEST_TO"), NULL, 0);
+		env_to = getenv("NSTREE_DIFFTEST_TO");
+		if (env_to)
+			to = strtoull(env_to, NULL, 0);
 	} else {
 		fprintf(stderr, "usage: %s [SEED_FROM SEED_TO STEPS]\n", argv[0]);
 		return 2;
