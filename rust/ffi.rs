@@ -31,72 +31,81 @@ mod test_tree;
 mod tree;
 mod user;
 
-pub(crate) use lock::{cond_resched, need_resched, read_retry, ReadGuard, WriteGuard};
-pub(crate) use ns::{current_user_ns, may_see_all, NsCommon, NsRef};
+pub(crate) use lock::{cond_resched, need_resched, read_retry, WriteGuard};
+pub(crate) use ns::{current_user_ns, is_initial_id, may_see_all, NsCommon, NsRef};
 #[cfg(CONFIG_KUNIT)]
 pub(crate) use test_tree::TestTree;
 pub(crate) use tree::{type_root, TreeRoot, NS_UNIFIED_ROOT};
 pub(crate) use user::{read_request, IdBatch, NsIdReq, UserIds};
 
 /// The C glue in `nstree_glue.c`: thin wrappers around macros and inline
-/// functions that Rust cannot call directly.
+/// functions that Rust cannot call directly. Their Rust declarations are
+/// bindgen's, from the prototypes in `include/linux/nstree_rs.h`, so they
+/// cannot drift from the C definitions.
 mod glue {
-    use core::ffi::{c_int, c_uint, c_void};
-    use kernel::bindings;
-
-    // The pointee types contain zero-sized members (as in `bindings`,
-    // which allows the same lint); only pointers cross the boundary.
-    #[allow(improper_ctypes)]
-    extern "C" {
-        pub(super) fn nstree_rs_write_lock();
-        pub(super) fn nstree_rs_write_unlock();
-        pub(super) fn nstree_rs_read_lock_excl();
-        pub(super) fn nstree_rs_read_unlock_excl();
-        pub(super) fn nstree_rs_read_seqbegin() -> c_uint;
-        pub(super) fn nstree_rs_read_seqretry(seq: c_uint) -> bool;
-        pub(super) fn nstree_rs_ns_owner(
-            ns: *mut bindings::ns_common,
-        ) -> *mut bindings::user_namespace;
-        pub(super) fn nstree_rs_ns_put(ns: *mut bindings::ns_common);
-        pub(super) fn nstree_rs_ns_ref_inc_not_zero(ns: *mut bindings::ns_common) -> bool;
-        pub(super) fn nstree_rs_list_add_rcu(
-            new: *mut bindings::list_head,
-            head: *mut bindings::list_head,
-        );
-        pub(super) fn nstree_rs_list_bidir_del_rcu(entry: *mut bindings::list_head);
-        pub(super) fn nstree_rs_rb_link_node_rcu(
-            node: *mut bindings::rb_node,
-            parent: *mut bindings::rb_node,
-            link: *mut *mut bindings::rb_node,
-        );
-        pub(super) fn nstree_rs_access_ok(ptr: *const c_void, size: usize) -> bool;
-        pub(super) fn nstree_rs_put_user_u64(ptr: *mut u64, val: u64) -> c_int;
-        pub(super) fn nstree_rs_get_user_u32(val: *mut u32, ptr: *const u32) -> c_int;
-        pub(super) fn nstree_rs_copy_struct_from_user(
-            dst: *mut c_void,
-            ksize: usize,
-            src: *const c_void,
-            usize: usize,
-        ) -> c_int;
-        pub(super) fn nstree_rs_rcu_read_lock_held() -> bool;
-        pub(super) fn nstree_rs_need_resched() -> bool;
-        pub(super) fn nstree_rs_cond_resched();
-    }
+    pub(super) use kernel::bindings::{
+        nstree_rs_access_ok, nstree_rs_cond_resched, nstree_rs_copy_struct_from_user,
+        nstree_rs_get_user_u32, nstree_rs_list_add_rcu, nstree_rs_list_bidir_del_rcu,
+        nstree_rs_need_resched, nstree_rs_ns_owner, nstree_rs_ns_put,
+        nstree_rs_ns_ref_inc_not_zero, nstree_rs_put_user_u64, nstree_rs_rb_link_node_rcu,
+        nstree_rs_rcu_read_lock_held, nstree_rs_read_lock_excl, nstree_rs_read_seqbegin,
+        nstree_rs_read_seqretry, nstree_rs_read_unlock_excl, nstree_rs_write_lock,
+        nstree_rs_write_unlock,
+    };
 }
 
 /// Byte offset of the anonymous `struct ns_tree` inside `struct ns_common`.
 ///
-/// bindgen drops anonymous struct members (`-fms-extensions`), so the
-/// union that holds `struct ns_tree` and `ns_rcu` is all Rust sees. The
-/// tree fields start at the union; `nstree_glue.c` asserts that
-/// `offsetof(struct ns_common, ns_id) == offsetof(struct ns_common, ns_rcu)`.
-pub(crate) const NS_TREE_OFFSET: usize =
-    core::mem::offset_of!(bindings::ns_common, __bindgen_anon_2);
-//
-// The same bindgen limitation makes `bindings::ns_common` too small (its
-// union lacks the tree fields), so this crate never embeds it by value and
-// never uses offsets of fields that follow an embedded `ns_common`.
+/// `struct ns_tree` is an anonymous member of `struct ns_common`
+/// (`-fms-extensions`), which bindgen leaves out of `bindings::ns_common`.
+/// The offset is the C compiler's: `offsetof(struct ns_common, ns_id)`,
+/// evaluated by clang for bindgen (`include/linux/nstree_rs.h`).
+pub(crate) const NS_TREE_OFFSET: usize = bindings::NSTREE_RS_NS_TREE_OFFSET;
 
 /// Id of the last initial namespace: ids `1..=NS_LAST_INIT_ID` are the
 /// boot-time namespaces, which are always active.
 pub(crate) const NS_LAST_INIT_ID: u64 = bindings::init_ns_id_NS_LAST_INIT_ID as u64;
+
+// Every offset and size this crate relies on, checked at compile time
+// against the C compiler's layout (7.3: `ns_rcu` follows `struct ns_tree`
+// instead of sharing a union with it).
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    use kernel::bindings::{ns_common, ns_tree, user_namespace};
+    // struct ns_tree as a whole lies inside struct ns_common, before ns_rcu:
+    // freeing a namespace through ns_rcu never writes to its tree fields.
+    assert!(NS_TREE_OFFSET + size_of::<ns_tree>() <= bindings::NSTREE_RS_NS_RCU_OFFSET);
+    assert!(bindings::NSTREE_RS_NS_RCU_OFFSET < bindings::NSTREE_RS_NS_COMMON_SIZE);
+    // The fields of struct ns_tree, reached from NS_TREE_OFFSET.
+    assert!(offset_of!(ns_tree, ns_id) == 0);
+    assert!(
+        NS_TREE_OFFSET + offset_of!(ns_tree, __ns_ref_active)
+            == bindings::NSTREE_RS_NS_REF_ACTIVE_OFFSET
+    );
+    assert!(
+        NS_TREE_OFFSET + offset_of!(ns_tree, ns_unified_node)
+            == bindings::NSTREE_RS_NS_UNIFIED_NODE_OFFSET
+    );
+    assert!(
+        NS_TREE_OFFSET + offset_of!(ns_tree, ns_tree_node)
+            == bindings::NSTREE_RS_NS_TREE_NODE_OFFSET
+    );
+    assert!(
+        NS_TREE_OFFSET + offset_of!(ns_tree, ns_owner_node)
+            == bindings::NSTREE_RS_NS_OWNER_NODE_OFFSET
+    );
+    assert!(
+        NS_TREE_OFFSET + offset_of!(ns_tree, ns_owner_root)
+            == bindings::NSTREE_RS_NS_OWNER_ROOT_OFFSET
+    );
+    // The fields read through bindgen's struct ns_common, which precede
+    // the anonymous member and so are where bindgen puts them.
+    assert!(offset_of!(ns_common, __bindgen_anon_1) == bindings::NSTREE_RS_NS_REF_OFFSET);
+    assert!(offset_of!(ns_common, ns_type) == bindings::NSTREE_RS_NS_TYPE_OFFSET);
+    assert!(offset_of!(ns_common, ops) == bindings::NSTREE_RS_OPS_OFFSET);
+    assert!(offset_of!(ns_common, inum) == bindings::NSTREE_RS_INUM_OFFSET);
+    assert!(offset_of!(user_namespace, ns) == bindings::NSTREE_RS_USER_NS_NS_OFFSET);
+};
+// bindgen's `struct ns_common` lacks the tree fields, so this crate never
+// embeds it by value and never uses the offset of a field that follows
+// an embedded `ns_common`.

@@ -197,6 +197,17 @@ mod tree_tests {
     ];
 
     #[test]
+    fn initial_ids_are_one_to_last_init_id() {
+        use crate::ffi::is_initial_id;
+        // An id of 0 (no id assigned yet) never makes a namespace initial.
+        assert!(!is_initial_id(0));
+        assert!(is_initial_id(1));
+        assert!(is_initial_id(ffi::NS_LAST_INIT_ID));
+        assert!(!is_initial_id(ffi::NS_LAST_INIT_ID + 1));
+        assert!(!is_initial_id(u64::MAX));
+    }
+
+    #[test]
     fn initial_namespaces_are_on_the_trees() {
         let g = rcu::read_lock();
         // Ids 1..=8 are the initial namespaces, of the 8 types.
@@ -263,16 +274,21 @@ mod tree_tests {
         assert!(t.ids_in_order().as_slice() == [10, 20, 30, 40, 50, 60, 70, 80, 90]);
         assert_eq!(t.find(70), Some(70));
         assert_eq!(t.find(75), None);
-        assert_eq!(t.lower_bound(75), Some(80));
-        assert_eq!(t.lower_bound(10), Some(10));
-        assert_eq!(t.lower_bound(91), None);
+        // Strictly after, as 7.3's lookup_ns_id_after().
+        assert_eq!(t.first_after(75), Some(80));
+        assert_eq!(t.first_after(10), Some(20));
+        assert_eq!(t.first_after(9), Some(10));
+        assert_eq!(t.first_after(0), Some(10));
+        assert_eq!(t.first_after(90), None);
+        assert_eq!(t.first_after(u64::MAX), None);
         assert_eq!(t.neighbours(50), (Some(40), Some(60)));
         assert_eq!(t.neighbours(10), (None, Some(20)));
         t.remove(50);
         t.remove(10);
         assert!(t.ids_in_order().as_slice() == [20, 30, 40, 60, 70, 80, 90]);
         assert_eq!(t.find(50), None);
-        assert_eq!(t.lower_bound(45), Some(60));
+        assert_eq!(t.first_after(45), Some(60));
+        assert_eq!(t.first_after(40), Some(60));
         assert_eq!(t.neighbours(60), (Some(40), Some(70)));
         let mut t = t;
         assert!(!t.insert_duplicate(60));

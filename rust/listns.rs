@@ -16,7 +16,7 @@ use kernel::sync::rcu;
 use kernel::uaccess::UserPtr;
 
 use crate::active::{get_unless_inactive, NsRef};
-use crate::ffi::{self, IdBatch, NsCommon, ReadGuard, TreeRoot, UserIds};
+use crate::ffi::{self, IdBatch, NsCommon, TreeRoot, UserIds};
 use crate::req::{self, Errno};
 use crate::tree::{self, Link};
 
@@ -72,9 +72,11 @@ impl Filter {
     }
 
     /// Whether `ns` is to be listed (`legitimize_ns()`): of a requested
-    /// type, visible to the caller, and active. Called under RCU, where a
-    /// namespace with a non-zero active count also has a non-zero counted
-    /// one (an active reference implies a counted one).
+    /// type, visible to the caller, and active. Called under RCU on a
+    /// namespace reached from a tree without a reference: `ns_type` and
+    /// the active count are stable to read there (see [`NsCommon::id`]),
+    /// and a namespace with a non-zero active count also has a non-zero
+    /// counted one (an active reference implies a counted one).
     #[inline]
     fn wants(&self, ns: &NsCommon) -> bool {
         req::requested(self.types, ns.ns_type())
@@ -98,7 +100,7 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
         types,
         see_all: Cell::new(None),
     };
-    let resume = req::resume_from(kreq.ns_id);
+    let resume = req::resume_after(kreq.ns_id);
 
     if user_ns_id != 0 {
         // The owner: the caller's user namespace, or an active user
@@ -130,15 +132,6 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
     }
 }
 
-/// The first namespace to consider, with id `>= from`: `ENOENT` if there
-/// is none or it is inactive (the C code does not look further either).
-fn first_at(root: &TreeRoot, link: Link, from: u64) -> Result<NsRef> {
-    let r = ReadGuard::lock();
-    root.lower_bound(from, link, &r)
-        .and_then(get_unless_inactive)
-        .ok_or(code::ENOENT)
-}
-
 /// Ids collected under one RCU read-side section before they are written
 /// to user space.
 const BATCH: usize = 64;
@@ -155,21 +148,26 @@ enum Stop {
     End,
 }
 
-/// Lists up to `nr` namespaces of `root`, from id `resume` on (or from
-/// the start).
+/// Lists up to `nr` namespaces of `root`, from the first one after
+/// `resume` (or from the start).
+///
+/// The first pass looks the resume point up inside its RCU read-side
+/// section, without a reference, and filters that namespace like any
+/// other (7.3's `lookup_ns_id_after()`): only a tree with nothing after
+/// `resume` is `ENOENT`, also when `nr` is 0.
 ///
 /// The walk collects up to [`BATCH`] ids under RCU, then leaves RCU to
 /// write them to user space with `put_user()` (which may fault and sleep).
-/// Meanwhile the last collected namespace is pinned by a counted reference,
+/// Meanwhile the last collected namespace is held by a counted reference,
 /// which keeps it on the list, and the next pass resumes from its
-/// successor; the pass that reaches `nr` pins nothing, as no pass
+/// successor; the pass that reaches `nr` holds nothing, as no pass
 /// follows. Long runs of skipped namespaces pause the same way when a
 /// reschedule is pending.
 ///
-/// The C walk pins and unpins every listed namespace and drops RCU for
-/// each id; what user space sees is the same: the ids, in order, of the
-/// namespaces that were active when the walk passed them, written one by
-/// one up to the first fault.
+/// The C walk takes and drops a reference on every listed namespace and
+/// drops RCU for each id; what user space sees is the same: the ids, in
+/// order, of the namespaces that were active when the walk passed them,
+/// written one by one up to the first fault.
 ///
 /// Always inlined into [`listns`]'s three call sites, so that each copy
 /// sees its `link` as a constant: the list-entry offsets of the skip loop
@@ -184,48 +182,47 @@ fn walk(
     out: &mut UserIds,
     nr: usize,
 ) -> Result<usize> {
-    let mut at: Option<NsRef> = match resume {
-        Some(from) => Some(first_at(root, link, from)?),
-        None => None,
-    };
-    // The first namespace is itself a candidate; later ones are visited.
-    let mut inclusive = at.is_some();
+    // Where the next pass starts: `None` for the first pass.
+    let mut at: Option<NsRef> = None;
+    let mut first = true;
     let mut listed = 0;
     let mut ids = IdBatch::<BATCH>::new();
-    while listed < nr {
+    loop {
         ids.clear();
         let stop = {
             let g = rcu::read_lock();
-            let pos = at.as_ref().map(NsRef::ns);
-            let mut cur = if inclusive {
-                pos
+            let mut cur = if first {
+                first = false;
+                match resume {
+                    Some(last) => Some(root.first_after(last, link, &g).ok_or(code::ENOENT)?),
+                    None => root.next_rcu(None, link, &g),
+                }
             } else {
-                root.next_rcu(pos, link, &g)
+                root.next_rcu(at.as_ref().map(NsRef::ns), link, &g)
             };
-            inclusive = false;
             let mut skipped = 0usize;
             loop {
+                if listed + ids.len() == nr {
+                    break Stop::End;
+                }
                 let Some(ns) = cur else { break Stop::End };
                 if filter.wants(ns) {
                     // A full batch ends the pass below: there is room.
                     ids.push(ns.id());
-                    if listed + ids.len() == nr {
-                        break Stop::End;
-                    }
-                    if ids.len() == BATCH {
+                    if ids.len() == BATCH && listed + ids.len() < nr {
                         // Resume after it. If its count just dropped to
                         // zero it is going away (and was already inactive):
                         // not listed, as C's failed get would skip it.
                         match NsRef::try_get(ns) {
-                            Some(pin) => break Stop::Full(pin),
+                            Some(held) => break Stop::Full(held),
                             None => ids.pop(),
                         }
                     }
                 } else {
                     skipped += 1;
                     if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
-                        if let Some(pin) = NsRef::try_get(ns) {
-                            break Stop::Pause(pin);
+                        if let Some(held) = NsRef::try_get(ns) {
+                            break Stop::Pause(held);
                         }
                     }
                 }
@@ -237,9 +234,9 @@ fn walk(
         }
         listed += ids.len();
         match stop {
-            Stop::Full(pin) => at = Some(pin),
-            Stop::Pause(pin) => {
-                at = Some(pin);
+            Stop::Full(held) => at = Some(held),
+            Stop::Pause(held) => {
+                at = Some(held);
                 ffi::cond_resched();
             }
             Stop::End => break,

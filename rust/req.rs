@@ -46,7 +46,8 @@ pub mod ns_type {
 /// The errors `listns()` can return.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Errno {
-    /// `ENOENT`: the `ns_id` to continue after is gone or inactive.
+    /// `ENOENT`: no namespace on the walked tree has an id above the
+    /// `ns_id` to continue after.
     NoEnt,
     /// `E2BIG`: request larger than a page, or non-zero unknown tail.
     TooBig,
@@ -123,11 +124,13 @@ pub fn requested(filter: u32, ty: u32) -> bool {
     filter == 0 || filter & ty != 0
 }
 
-/// Where a walk resumes: the first id after `last` (`None`: from the
-/// start). Like the C code, the increment wraps, so `u64::MAX` restarts
-/// from the smallest id.
-pub fn resume_from(last: u64) -> Option<u64> {
-    (last != 0).then(|| last.wrapping_add(1))
+/// Where a walk resumes: after the namespace `last` (`None`: from the
+/// start). The walk starts at the namespace with the smallest id
+/// strictly greater than `last` on the walked tree, active or not
+/// (`lookup_ns_id_after()`, Linux 7.3); `ENOENT` only if there is none.
+/// Nothing is greater than `u64::MAX`, so resuming after it is `ENOENT`.
+pub fn resume_after(last: u64) -> Option<u64> {
+    (last != 0).then_some(last)
 }
 
 /// Whether the caller may see a namespace: it can see all namespaces, or

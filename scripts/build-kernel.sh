@@ -18,6 +18,8 @@ name=$variant
 [ "$flavour" = base ] || name="$variant-$flavour"
 frags=("$REPO/configs/base.config" "$REPO/configs/$variant.config")
 [ "$flavour" = base ] || frags+=("$REPO/configs/$flavour.config")
+# Options renamed between kernel series (only for a non-default series).
+[ ! -f "$REPO/configs/series-$LINUX_SERIES.config" ] || frags+=("$REPO/configs/series-$LINUX_SERIES.config")
 
 [ -f "$tree/Makefile" ] || die "no kernel tree at $tree (make tree)"
 

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * listns() resume points (req->ns_id): the walk continues at the first
- * namespace with an id above ns_id in the tree it walks (the type's tree
- * for a single ns_type bit, the owner's tree for user_ns_id, else the
- * unified tree); lookup_ns_id_at() and lookup_ns_owner_at() give ENOENT
- * if there is none or if that first one is inactive, even when active
- * ones follow. ns_id + 1 wraps: UINT64_MAX lists from the start.
+ * listns() resume points (req->ns_id), as of Linux 7.3: the walk starts at
+ * the first namespace with an id strictly above ns_id in the tree it walks
+ * (the type's tree for a single ns_type bit, the owner's tree for
+ * user_ns_id, else the unified tree), found by lookup_ns_id_after() or
+ * lookup_ns_owner_after(), and that namespace is filtered like any other:
+ * an inactive or dying one is skipped and the walk goes on. ENOENT only
+ * when the tree has no namespace above ns_id at all. Nothing is above
+ * UINT64_MAX, so resuming after it is ENOENT.
+ *
+ * (Linux 7.2 looked up id >= ns_id + 1 and took a reference on it: an
+ * inactive or dying first namespace ended the walk with ENOENT even when
+ * active ones followed, and UINT64_MAX wrapped to a walk from the start.)
  *
  * So a destroyed namespace's id is not an error by itself: it is ENOENT
- * when nothing (or an inactive namespace) follows it, and a normal resume
- * point otherwise. Run as root in the initial namespaces.
+ * when nothing follows it, and a normal resume point otherwise. Run as
+ * root in the initial namespaces.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,18 +81,11 @@ TEST(resume_u64_max_minus_1_enoent)
 		ASSERT_TRUE(walk_enoent(&walks[i], UINT64_MAX - 1));
 }
 
-/* ns_id + 1 wraps to 0: the same as no resume point. */
-TEST(resume_u64_max_wraps_to_start)
+/* Nothing is above UINT64_MAX (7.2 wrapped to a walk from the start). */
+TEST(resume_u64_max_enoent)
 {
-	static __u64 ref[MAX_NS], got[MAX_NS];
-
-	for (size_t i = 0; i < NR_WALKS; i++) {
-		long nref = walk_list(&walks[i], 0, ref, MAX_NS);
-		long n = walk_list(&walks[i], UINT64_MAX, got, MAX_NS);
-
-		ASSERT_GE(nref, 1);
-		ASSERT_TRUE(ids_equal(walks[i].name, got, n, ref, nref));
-	}
+	for (size_t i = 0; i < NR_WALKS; i++)
+		ASSERT_TRUE(walk_enoent(&walks[i], UINT64_MAX));
 }
 
 /* Several ns_type bits filter the unified walk; one bit walks its tree. */
@@ -244,11 +243,13 @@ TEST(resume_destroyed_then_active)
 
 /*
  * x destroyed, y inactive but still in the tree (a socket pins it), z
- * active: the first namespace after x in the unified, net and owner
- * trees is y, and an inactive first namespace is ENOENT although z
- * follows. The uts tree has z right after x.
+ * active: the first namespace after x in the unified, net and owner trees
+ * is y, which is skipped like any inactive namespace, and the walk goes on
+ * to z. The net tree has nothing active after x: an empty list, not
+ * ENOENT, since y is there. The uts tree has z right after x.
+ * (On 7.2 the inactive first namespace ended the walk with ENOENT.)
  */
-TEST(resume_next_inactive_enoent)
+TEST(resume_next_inactive_skipped)
 {
 	__u64 x, y = 0, z = 0, got[16], ref[MAX_NS];
 	int ysock, zfd;
@@ -272,21 +273,60 @@ TEST(resume_next_inactive_enoent)
 	for (size_t i = 0; i < NR_WALKS; i++) {
 		const struct walk *w = &walks[i];
 
-		if (w->ns_type == UTS_NS) {
-			n = walk_list(w, x, got, 16);
-			ASSERT_TRUE(ids_equal(w->name, got, n, &z, 1));
-		} else if (w->ns_type == NET_NS) {
-			/* y is the last net: ENOENT either way. */
-			ASSERT_TRUE(walk_enoent(w, x));
-		} else {
-			ASSERT_TRUE(walk_enoent(w, x));
-			/* After y itself, z is next. */
-			n = walk_list(w, y, got, 16);
-			ASSERT_TRUE(ids_equal(w->name, got, n, &z, 1));
+		if (w->ns_type == NET_NS) {
+			/* y is the only net after x, and inactive. */
+			ASSERT_EQ(0, walk_list(w, x, got, 16));
+			/* Nothing at all after y in the net tree. */
+			ASSERT_TRUE(walk_enoent(w, y));
+			continue;
 		}
+		n = walk_list(w, x, got, 16);
+		ASSERT_TRUE(ids_equal(w->name, got, n, &z, 1));
+		if (w->ns_type == UTS_NS)
+			continue;
+		/* After y itself, z is next. */
+		n = walk_list(w, y, got, 16);
+		ASSERT_TRUE(ids_equal(w->name, got, n, &z, 1));
 	}
 	close(zfd);
 	close(ysock);
+}
+
+/*
+ * The first namespace after the resume point is dying: x and z are held
+ * by nsfs fds, y is a net namespace whose last reference has just been
+ * dropped. A net namespace leaves the trees only in cleanup_net(), from a
+ * workqueue, so for a while y is on the trees with no reference at all.
+ * 7.3 skips it like any inactive namespace (7.2 failed to take a
+ * reference on it and returned ENOENT). Repeated, so that some rounds
+ * resume while y is dying; every round must list exactly z.
+ */
+TEST(resume_next_dying_skipped)
+{
+	__u64 x = 0, y = 0, z = 0, got[16];
+	int xfd, yfd, zfd;
+	long n;
+
+	for (int round = 0; round < 50; round++) {
+		xfd = make_fd_held_ns(CLONE_NEWUTS, "uts", &x);
+		ASSERT_GE(xfd, 0);
+		yfd = make_fd_held_ns(CLONE_NEWNET, "net", &y);
+		ASSERT_GE(yfd, 0);
+		zfd = make_fd_held_ns(CLONE_NEWUTS, "uts", &z);
+		ASSERT_GE(zfd, 0);
+		ASSERT_GT(y, x);
+		ASSERT_GT(z, y);
+
+		close(yfd);	/* y's last reference: cleanup_net() queued */
+		n = list_ids(x, 0, 0, got, 16);
+		ASSERT_TRUE(ids_equal("unified after x", got, n, &z, 1));
+		n = list_ids(x, NET_NS | UTS_NS, 0, got, 16);
+		ASSERT_TRUE(ids_equal("net|uts after x", got, n, &z, 1));
+		n = list_ids(x, 0, USER_NS_INIT_ID, got, 16);
+		ASSERT_TRUE(ids_equal("owner init after x", got, n, &z, 1));
+		close(zfd);
+		close(xfd);
+	}
 }
 
 /* Several namespaces of one type, paginated in that type's tree. */

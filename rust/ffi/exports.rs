@@ -3,13 +3,17 @@
 
 //! The C interface: what include/linux/nstree.h and ns_common.h declare,
 //! plus the body of `listns()`. Each function converts its raw arguments
-//! once and calls safe code; its type is checked against the C prototype.
+//! once and calls safe code. `#[export]` (the kernel crate's macro) keeps
+//! its symbol unmangled and checks at compile time that its type is that
+//! of the C prototype bindgen read (`include/linux/nstree.h`,
+//! `ns_common.h`, `nstree_rs.h`).
 
 use core::ffi::{c_int, c_uint};
 use core::ptr;
 
 use kernel::bindings;
 use kernel::error::code;
+use kernel::prelude::export;
 use kernel::sync::atomic::{Atomic, Full};
 use kernel::sync::rcu::Guard;
 use kernel::uaccess::UserPtr;
@@ -20,35 +24,23 @@ use super::tree::{node_empty, node_init, TreeRoot};
 use super::NS_LAST_INIT_ID;
 use crate::tree::Link;
 
-/// Checks at compile time that our definition of a C function has the
-/// exact type of its C prototype (as bindgen sees it).
-macro_rules! same_signature {
-    ($name:ident: $ty:ty) => {
-        const _: () = {
-            let _c: $ty = bindings::$name;
-            let _rust: $ty = $name;
-        };
-    };
-}
-
 /// `ns_tree_node_init()`.
 ///
 /// # Safety
 ///
 /// `node` must be valid and not on any tree.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_init(node: *mut bindings::ns_tree_node) {
     // SAFETY: per the function's contract.
     unsafe { node_init(node) };
 }
-same_signature!(ns_tree_node_init: unsafe extern "C" fn(*mut bindings::ns_tree_node));
 
 /// `ns_tree_root_init()`.
 ///
 /// # Safety
 ///
 /// `root` must be valid and not in use.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn ns_tree_root_init(root: *mut bindings::ns_tree_root) {
     // SAFETY: exclusive access per the function's contract.
     unsafe {
@@ -58,19 +50,17 @@ pub(crate) unsafe extern "C" fn ns_tree_root_init(root: *mut bindings::ns_tree_r
         (*head).prev = head;
     }
 }
-same_signature!(ns_tree_root_init: unsafe extern "C" fn(*mut bindings::ns_tree_root));
 
 /// `ns_tree_node_empty()`.
 ///
 /// # Safety
 ///
 /// `node` must be valid.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_empty(node: *const bindings::ns_tree_node) -> bool {
     // SAFETY: per the function's contract.
     unsafe { node_empty(node) }
 }
-same_signature!(ns_tree_node_empty: unsafe extern "C" fn(*const bindings::ns_tree_node) -> bool);
 
 type RbCmp =
     Option<unsafe extern "C" fn(*mut bindings::rb_node, *const bindings::rb_node) -> c_int>;
@@ -81,7 +71,7 @@ type RbCmp =
 ///
 /// `node` must be valid and off-tree, `root` a valid root whose nodes
 /// `cmp` understands; the caller holds `ns_tree_lock` for writing.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_add(
     node: *mut bindings::ns_tree_node,
     root: *mut bindings::ns_tree_root,
@@ -99,20 +89,13 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
     };
     r.unwrap_or(ptr::null_mut())
 }
-same_signature!(
-    ns_tree_node_add: unsafe extern "C" fn(
-        *mut bindings::ns_tree_node,
-        *mut bindings::ns_tree_root,
-        RbCmp,
-    ) -> *mut bindings::rb_node
-);
 
 /// `ns_tree_node_del()`.
 ///
 /// # Safety
 ///
 /// `node` must be on `root`; the caller holds `ns_tree_lock` for writing.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_del(
     node: *mut bindings::ns_tree_node,
     root: *mut bindings::ns_tree_root,
@@ -122,12 +105,6 @@ pub(crate) unsafe extern "C" fn ns_tree_node_del(
     // SAFETY: per the function's contract.
     unsafe { TreeRoot::from_raw(root).remove_node(node, &w) };
 }
-same_signature!(
-    ns_tree_node_del: unsafe extern "C" fn(
-        *mut bindings::ns_tree_node,
-        *mut bindings::ns_tree_root,
-    )
-);
 
 /// `__ns_tree_add_raw()`: publishes `ns` on its type tree, the unified
 /// tree and its owner's tree.
@@ -136,7 +113,7 @@ same_signature!(
 ///
 /// `ns` must be a live namespace with an id, not yet on any tree, that
 /// calls `__ns_tree_remove()` before it is freed; `ns_tree` its type root.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn __ns_tree_add_raw(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
@@ -145,19 +122,13 @@ pub(crate) unsafe extern "C" fn __ns_tree_add_raw(
     let (ns, root) = unsafe { (NsCommon::from_raw(ns), TreeRoot::from_raw(ns_tree)) };
     crate::tree::add(ns, root);
 }
-same_signature!(
-    __ns_tree_add_raw: unsafe extern "C" fn(
-        *mut bindings::ns_common,
-        *mut bindings::ns_tree_root,
-    )
-);
 
 /// `__ns_tree_remove()`.
 ///
 /// # Safety
 ///
 /// `ns` must be live and on the trees `__ns_tree_add_raw()` put it on.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn __ns_tree_remove(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
@@ -166,12 +137,6 @@ pub(crate) unsafe extern "C" fn __ns_tree_remove(
     let (ns, root) = unsafe { (NsCommon::from_raw(ns), TreeRoot::from_raw(ns_tree)) };
     crate::tree::remove(ns, root);
 }
-same_signature!(
-    __ns_tree_remove: unsafe extern "C" fn(
-        *mut bindings::ns_common,
-        *mut bindings::ns_tree_root,
-    )
-);
 
 /// `ns_tree_lookup_rcu()`: the namespace with id `ns_id` (of type
 /// `ns_type`, or any type for 0), or NULL.
@@ -180,7 +145,7 @@ same_signature!(
 ///
 /// The caller must be in an RCU read-side critical section; the result is
 /// only valid within it.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn ns_tree_lookup_rcu(
     ns_id: u64,
     ns_type: c_int,
@@ -190,7 +155,6 @@ pub(crate) unsafe extern "C" fn ns_tree_lookup_rcu(
     let g = Guard::new();
     crate::tree::lookup_rcu(ns_id, ns_type as u32, &g).map_or(ptr::null_mut(), |ns| ns.as_ptr())
 }
-same_signature!(ns_tree_lookup_rcu: unsafe extern "C" fn(u64, c_int) -> *mut bindings::ns_common);
 
 /// `__ns_tree_adjoined_rcu()`: the next or previous namespace on the type
 /// tree of `ns`, or `ERR_PTR(-ENOENT)`.
@@ -198,7 +162,7 @@ same_signature!(ns_tree_lookup_rcu: unsafe extern "C" fn(u64, c_int) -> *mut bin
 /// # Safety
 ///
 /// RCU read-side section held; `ns` on `ns_tree`.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
@@ -218,13 +182,6 @@ pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
         None => code::ENOENT.to_ptr(),
     }
 }
-same_signature!(
-    __ns_tree_adjoined_rcu: unsafe extern "C" fn(
-        *mut bindings::ns_common,
-        *mut bindings::ns_tree_root,
-        bool,
-    ) -> *mut bindings::ns_common
-);
 
 /// The namespace id cookie: all types share one id space.
 static NAMESPACE_COOKIE: Atomic<u64> = Atomic::new(NS_LAST_INIT_ID + 1);
@@ -234,7 +191,7 @@ static NAMESPACE_COOKIE: Atomic<u64> = Atomic::new(NS_LAST_INIT_ID + 1);
 /// # Safety
 ///
 /// `ns` must be valid and not yet on any tree.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, id: u64) -> u64 {
     // atomic64_inc_return(): fully ordered, returns the new value.
     let id = if id != 0 {
@@ -246,24 +203,18 @@ pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, i
     unsafe { NsCommon::from_raw(ns).set_id(id) };
     id
 }
-same_signature!(__ns_tree_gen_id: unsafe extern "C" fn(*mut bindings::ns_common, u64) -> u64);
 
 /// `ns_owner()`: the owning user namespace unless it is `init_user_ns`.
 ///
 /// # Safety
 ///
 /// `ns` must be live.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn ns_owner(ns: *mut bindings::ns_common) -> *mut bindings::ns_common {
     // SAFETY: per the function's contract.
     let ns = unsafe { NsCommon::from_raw(ns) };
     crate::active::ns_owner(ns).map_or(ptr::null_mut(), |o| o.as_ptr())
 }
-same_signature!(
-    ns_owner: unsafe extern "C" fn(
-        *mut bindings::ns_common,
-    ) -> *mut bindings::ns_common
-);
 
 /// `__ns_ref_active_get()`: takes an active reference, resurrecting the
 /// owner chain if the namespace was inactive.
@@ -271,12 +222,11 @@ same_signature!(
 /// # Safety
 ///
 /// `ns` must be live (the caller holds `__ns_ref`).
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn __ns_ref_active_get(ns: *mut bindings::ns_common) {
     // SAFETY: per the function's contract.
     crate::cascade::get_active(unsafe { NsCommon::from_raw(ns) });
 }
-same_signature!(__ns_ref_active_get: unsafe extern "C" fn(*mut bindings::ns_common));
 
 /// `__ns_ref_active_put()`: drops an active reference, cascading up the
 /// owner chain when it was the last one.
@@ -284,19 +234,22 @@ same_signature!(__ns_ref_active_get: unsafe extern "C" fn(*mut bindings::ns_comm
 /// # Safety
 ///
 /// `ns` must be live and the caller must own the active reference.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn __ns_ref_active_put(ns: *mut bindings::ns_common) {
     // SAFETY: per the function's contract.
     crate::cascade::put_active(unsafe { NsCommon::from_raw(ns) });
 }
-same_signature!(__ns_ref_active_put: unsafe extern "C" fn(*mut bindings::ns_common));
 
 /// `may_see_all_namespaces()`.
-#[no_mangle]
-pub(crate) extern "C" fn may_see_all_namespaces() -> bool {
+///
+/// # Safety
+///
+/// None: `unsafe` only because `#[export]` checks the definition against
+/// bindgen's declaration, whose functions are all `unsafe`.
+#[export]
+pub(crate) unsafe extern "C" fn may_see_all_namespaces() -> bool {
     may_see_all()
 }
-same_signature!(may_see_all_namespaces: unsafe extern "C" fn() -> bool);
 
 /// The body of `listns()`: `SYSCALL_DEFINE4(listns, ...)` in the glue
 /// calls it with the raw arguments.
@@ -304,18 +257,19 @@ same_signature!(may_see_all_namespaces: unsafe extern "C" fn() -> bool);
 /// # Safety
 ///
 /// Called only from the syscall entry, in process context.
-#[no_mangle]
+#[export]
 pub(crate) unsafe extern "C" fn nstree_rs_listns(
     req: *const bindings::ns_id_req,
     ns_ids: *mut u64,
     nr_ns_ids: usize,
     flags: c_uint,
-) -> core::ffi::c_long {
+) -> kernel::ffi::c_long {
     let req = UserPtr::from_ptr(req.cast_mut().cast());
     let ids = UserPtr::from_ptr(ns_ids.cast());
     match crate::listns::listns(req, ids, nr_ns_ids, flags) {
         // At most `MAX_IDS`, so it fits.
-        Ok(n) => n as core::ffi::c_long,
-        Err(e) => core::ffi::c_long::from(e.to_errno()),
+        Ok(n) => n as kernel::ffi::c_long,
+        // A negative errno, -4095..=-1: fits in any `long`.
+        Err(e) => e.to_errno() as kernel::ffi::c_long,
     }
 }

@@ -8,6 +8,7 @@ use core::ptr::{self, NonNull};
 
 use kernel::bindings;
 use kernel::sync::atomic::{Atomic, Full, Relaxed};
+use kernel::sync::Refcount;
 use kernel::types::Opaque;
 
 use super::glue;
@@ -15,6 +16,13 @@ use super::tree::{node_empty, TreeRoot};
 use super::{NS_LAST_INIT_ID, NS_TREE_OFFSET};
 use crate::cascade::ActiveNode;
 use crate::tree::Link;
+
+/// Whether `id` is one of the boot-time namespaces' ids,
+/// `1..=NS_LAST_INIT_ID`; 0 (no id yet) is not.
+#[inline]
+pub(crate) const fn is_initial_id(id: u64) -> bool {
+    id != 0 && id <= NS_LAST_INIT_ID
+}
 
 /// A namespace: `struct ns_common`.
 ///
@@ -26,10 +34,13 @@ use crate::tree::Link;
 #[repr(transparent)]
 pub(crate) struct NsCommon(Opaque<bindings::ns_common>);
 
-// SAFETY: `struct ns_common` is shared between CPUs by design: the fields
-// read through `&NsCommon` are immutable once the namespace is on a tree
-// (`ns_id`, `ns_type`, `ops`, `inum`) or atomics (`__ns_ref`,
-// `__ns_ref_active`); the tree links are only changed under `ns_tree_lock`.
+// SAFETY: `struct ns_common` is shared between CPUs by design. The fields
+// read through `&NsCommon` are either written once before the namespace is
+// published on a tree and never again (`ns_id`, `ns_type`, `ops`, `inum`:
+// on 7.3 `ns_rcu` no longer overlays `struct ns_tree`, so freeing a
+// removed namespace through RCU does not write over them), or atomics
+// (`__ns_ref`, `__ns_ref_active`); the tree links are only changed under
+// `ns_tree_lock` and read with RCU list/rbtree rules.
 unsafe impl Sync for NsCommon {}
 // SAFETY: see `Sync`; nothing in `struct ns_common` is tied to a thread.
 unsafe impl Send for NsCommon {}
@@ -64,10 +75,21 @@ impl NsCommon {
     }
 
     /// The 64-bit namespace id (0 until `__ns_tree_gen_id()`).
+    ///
+    /// Stable for every `&NsCommon`, including one reached under RCU
+    /// from a tree: see the SAFETY comment.
     #[inline]
     pub(crate) fn id(&self) -> u64 {
-        // SAFETY: `self` is valid (type invariant); `ns_id` is written once,
-        // before the namespace is published on any tree.
+        // SAFETY: `self` is valid (type invariant). `ns_id` is written by
+        // `__ns_tree_gen_id()` before the namespace is published on any
+        // tree (the publishing `rcu_assign_pointer()`/`list_add_rcu()`
+        // orders the store before any reader that finds the node) and never
+        // written again: on the 7.3 layout `ns_rcu` has its own storage
+        // after `struct ns_tree` (asserted in `ffi.rs`), so `call_rcu()` /
+        // `kfree_rcu()` of a removed namespace that an RCU reader still
+        // reaches leaves `ns_id` intact until the memory is freed, which
+        // is after the reader's grace period. (On 7.2, `ns_rcu` shared a
+        // union with `ns_id`: such a reader could read 0 or a pointer.)
         unsafe { (*self.tree()).ns_id }
     }
 
@@ -78,36 +100,60 @@ impl NsCommon {
         unsafe { (*self.as_ptr()).ns_type }
     }
 
-    /// Whether this is one of the boot-time namespaces.
+    /// Whether this is one of the boot-time namespaces: its id is in
+    /// `1..=NS_LAST_INIT_ID`.
+    ///
+    /// C's `is_ns_init_id()` tests `ns_id <= NS_LAST_INIT_ID` and warns
+    /// on 0; here an id of 0 (a namespace without an id yet) is never
+    /// taken for an initial namespace, so that no count is skipped for
+    /// it. The warning is the same.
     #[inline]
     pub(crate) fn is_initial(&self) -> bool {
-        self.id() <= NS_LAST_INIT_ID
+        let id = self.id();
+        crate::vfs_warn_on_once!(id == 0);
+        is_initial_id(id)
     }
 
     /// The active reference count, `__ns_ref_active`.
     pub(crate) fn active(&self) -> &Atomic<i32> {
         // SAFETY: `__ns_ref_active` is an `atomic_t` inside the valid
-        // namespace, only accessed atomically, and lives as long as `self`.
+        // namespace (at the C offset, asserted in `ffi.rs`), only accessed
+        // atomically, and lives as long as `self`: it has its own storage
+        // on the 7.3 layout, so RCU freeing does not write over it while
+        // readers can still reach the namespace.
         unsafe { Atomic::from_ptr(ptr::addr_of_mut!((*self.tree()).__ns_ref_active.counter)) }
     }
 
     /// `atomic_read(&__ns_ref_active)`: a `READ_ONCE()`, done as a volatile
     /// load instead of through the out-of-line `atomic_read()` helper.
+    ///
+    /// Safe on a namespace reached under RCU before any reference is
+    /// taken: the count is only ever changed atomically, and on 7.3 only
+    /// by reference operations (not by `call_rcu()`).
     #[inline]
     pub(crate) fn active_read_once(&self) -> i32 {
         // SAFETY: `__ns_ref_active` is an aligned `int` inside the valid
-        // namespace, only written atomically, so the load is never torn.
+        // namespace, only written atomically, so the load is never torn;
+        // on 7.3 it does not overlap `ns_rcu` (asserted in `ffi.rs`).
         unsafe { ptr::read_volatile(ptr::addr_of!((*self.tree()).__ns_ref_active.counter)) }
     }
 
-    /// The main reference count, `__ns_ref`.
+    /// The main reference count, `__ns_ref`, as `kernel::sync::Refcount`.
+    fn refcount(&self) -> &Refcount {
+        let r = self
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(bindings::NSTREE_RS_NS_REF_OFFSET)
+            .cast::<Refcount>();
+        // SAFETY: `__ns_ref` is the `refcount_t` at this C offset of the
+        // valid namespace; `Refcount` is a transparent wrapper of
+        // `Opaque<refcount_t>`, and the count lives as long as `self`.
+        unsafe { &*r }
+    }
+
+    /// The main reference count's value (`__ns_ref_read()`).
     pub(crate) fn refs(&self) -> i32 {
-        // SAFETY: `__ns_ref` is a `refcount_t` inside the valid namespace,
-        // only accessed atomically.
-        let r =
-            unsafe { ptr::addr_of_mut!((*self.as_ptr()).__bindgen_anon_1.__ns_ref.refs.counter) };
-        // SAFETY: as above; the pointer is valid for the lifetime of `self`.
-        unsafe { Atomic::from_ptr(r) }.load(Relaxed)
+        self.refcount().as_atomic().load(Relaxed)
     }
 
     /// The user namespace that owns this one (`ops->owner()`), including

@@ -11,7 +11,7 @@ use kernel::sync::rcu::Guard;
 use kernel::types::Opaque;
 
 use super::exports::ns_tree_root_init;
-use super::lock::{read_retry, ReadGuard, WriteGuard};
+use super::lock::{read_retry, WriteGuard};
 use super::ns::NsCommon;
 use super::tree::{node_init, TreeRoot};
 use super::NS_TREE_OFFSET;
@@ -106,10 +106,10 @@ impl TestTree {
         read_retry(|| self.root.find_rcu(id, Link::Type, &g)).map(NsCommon::id)
     }
 
-    /// The smallest id `>= id`.
-    pub(crate) fn lower_bound(&self, id: u64) -> Option<u64> {
-        let r = ReadGuard::lock();
-        self.root.lower_bound(id, Link::Type, &r).map(NsCommon::id)
+    /// The smallest id `> id`.
+    pub(crate) fn first_after(&self, id: u64) -> Option<u64> {
+        let g = Guard::new();
+        self.root.first_after(id, Link::Type, &g).map(NsCommon::id)
     }
 
     /// The ids before and after `id` on the list.

@@ -274,26 +274,32 @@ impl TreeRoot {
         None
     }
 
-    /// The namespace with the smallest id `>= id`, under the exclusive
-    /// reader lock (no tree can change, no namespace on one can be freed).
-    pub(crate) fn lower_bound<'a>(
+    /// The namespace with the smallest id `> id` (`lookup_ns_id_after()`,
+    /// `lookup_ns_owner_after()`), without taking a reference.
+    ///
+    /// The rbtree is searched as an exclusive reader of `ns_tree_lock`, so
+    /// no writer rebalances it meanwhile; the result is bounded by the
+    /// caller's RCU read-side section, which keeps it valid even if it
+    /// leaves the tree once the lock is dropped: namespaces are freed after
+    /// a grace period, and a removed list entry keeps its `next`, so the
+    /// caller can still start a list walk from it.
+    pub(crate) fn first_after<'g>(
         &self,
         id: u64,
         link: Link,
-        _r: &'a ReadGuard,
-    ) -> Option<&'a NsCommon> {
+        _g: &'g Guard,
+    ) -> Option<&'g NsCommon> {
+        let _r = ReadGuard::lock();
         let mut best = None;
         // SAFETY: with the lock held the tree is stable and all its nodes
-        // are live namespaces (type invariant) for the guard's lifetime.
+        // are `link` nodes of live namespaces (type invariant); each stays
+        // valid for `'g` as it cannot be freed before the RCU section ends.
         unsafe {
             let mut node = (*self.rb_root()).rb_node;
             while !node.is_null() {
                 let ns = ns_of_rb(node, link);
-                if id <= ns.id() {
+                if id < ns.id() {
                     best = Some(ns);
-                    if id == ns.id() {
-                        break;
-                    }
                     node = (*node).rb_left;
                 } else {
                     node = (*node).rb_right;

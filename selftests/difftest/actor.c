@@ -109,10 +109,11 @@ static void do_handle(const struct dt_cmd *c, struct dt_reply *r)
 
 /*
  * A full paginated listns() walk: pages of c->arg ids from the cursor
- * c->id2 on, until a short page or an error.  The error (ENOENT when the
- * namespace after the cursor is inactive or there is none) is the walk's
+ * c->id2 on, until a short page or an error.  The error (ENOENT when no
+ * namespace at all follows the cursor in the walked tree) is the walk's
  * result, with the ids collected before it; r->id is the cursor of the
- * failing call.
+ * last call.  A last call with a cursor that lists nothing is flagged
+ * (DT_WALK_EMPTY_AT_CURSOR): namespaces follow the cursor, none listable.
  */
 static void do_walk(const struct dt_cmd *c, struct dt_reply *r)
 {
@@ -159,8 +160,11 @@ static void do_walk(const struct dt_cmd *c, struct dt_reply *r)
 			else
 				r->flags |= DT_WALK_OVERFLOW;
 		}
-		if (n < want)
+		if (n < want) {
+			if (!n && req.ns_id)
+				r->flags |= DT_WALK_EMPTY_AT_CURSOR;
 			return;
+		}
 		if (page[n - 1] <= req.ns_id) {
 			/* No progress: the kernel would loop us forever. */
 			r->flags |= DT_WALK_UNSORTED;

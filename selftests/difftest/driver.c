@@ -32,15 +32,17 @@
  *    and net namespaces (cleanup_net() runs on the ordered netns
  *    workqueue, after RCU grace periods).  An inactive namespace that is
  *    still in the tree matters in one place: a paginated listns() whose
- *    cursor is followed by it fails with ENOENT.  So a walk that ends in
- *    ENOENT while such a namespace may be on its way out is repeated
- *    until the ENOENT is gone or nothing can be pending any more (the
- *    settle window after the last operation that could drop a
- *    reference); only that settled result is printed.  The window is
- *    SETTLE_MIN_MS or 16 times the slowest removal this run has seen
- *    resolve a walk, whichever is longer, so a slow (debug) kernel gets
- *    a wider one.  Pending removals found so far resolved in < 40 ms
- *    after the last operation under TCG.
+ *    cursor is followed only by such namespaces lists nothing (0), and
+ *    once they are gone it fails with ENOENT (Linux 7.3: ENOENT means
+ *    that nothing at all follows the cursor in the walked tree).  So a
+ *    walk that ends with an empty page at a cursor, with no active
+ *    namespace after it in that tree, while such a namespace may be on
+ *    its way out, is repeated until the ENOENT comes or nothing can be
+ *    pending any more (the settle window after the last operation that
+ *    could drop a reference); only that settled result is printed.  The
+ *    window is SETTLE_MIN_MS or 16 times the slowest removal this run has
+ *    seen resolve a walk, whichever is longer, so a slow (debug) kernel
+ *    gets a wider one.
  *
  *  - Namespaces outside the run: every walk starts at a baseline id (a
  *    namespace made and destroyed when the seed starts, so every id of
@@ -1001,15 +1003,17 @@ static bool op_handle(void)
 }
 
 /*
- * Could a pending tree removal still change a walk's ENOENT at cursor?
- * ENOENT means the first namespace after the cursor in the tree the
- * walk uses (the owner's, the type's or the unified one) is inactive, or
- * that there is none.  Once the pending removals are done that stays so
- * unless an active namespace follows in that tree: only then is the walk
- * repeated.  The driver may see all namespaces, so one unpaginated
- * listns() from 0 (no cursor, no lookup) gives it the exact active set.
+ * Does an active namespace follow @cursor in the tree the walk uses (the
+ * owner's, the type's or the unified one)?  Then an empty page at the
+ * cursor is final: that namespace is not going away.  Otherwise only
+ * inactive namespaces follow it, which pending removals may still take
+ * out of the tree, turning the empty page into ENOENT.  The driver may
+ * see all namespaces, so one unpaginated listns() from 0 (no cursor, no
+ * lookup) gives it the exact active set.  An active namespace whose type
+ * or owner the run never learned cannot be placed in a tree: it does
+ * not count.
  */
-static bool walk_may_pend(const struct dt_cmd *c, int owner, __u64 cursor)
+static bool active_follows(const struct dt_cmd *c, int owner, __u64 cursor)
 {
 	static __u64 active[DT_MAX_WALK];
 	struct ns_id_req req = { .size = NS_ID_REQ_SIZE_VER0 };
@@ -1022,14 +1026,13 @@ static bool walk_may_pend(const struct dt_cmd *c, int owner, __u64 cursor)
 			continue;
 		l = known_label(active[i]);
 		if (l == L_NONE)	/* not learned: type and owner unknown */
-			return true;
+			continue;
 		if (l < 0) {	/* predates the run: not in a run owner's tree */
 			if (c->id && owner >= 0)
 				continue;
 			return true;
 		}
-		if (c->id && owner != L_NONE && S.ns[l].owner != L_NONE &&
-		    S.ns[l].owner != owner)
+		if (c->id && (owner == L_NONE || S.ns[l].owner != owner))
 			continue;
 		if (!c->id && __builtin_popcount(c->type) == 1 && S.ns[l].type != c->type)
 			continue;
@@ -1108,9 +1111,9 @@ static bool op_listns(void)
 	t0 = dt_now_ms();
 	for (;;) {
 		rpc(x, &c, &R);
-		if (!(R.ret < 0 && R.err == ENOENT))
+		if (!(R.ret == 0 && (R.flags & DT_WALK_EMPTY_AT_CURSOR)))
 			break;
-		if (!walk_may_pend(&c, owner, R.id))
+		if (active_follows(&c, owner, R.id))
 			break;
 		now = dt_now_ms();
 		if (now - S.last_drop >= settle_ms())

@@ -118,6 +118,7 @@ struct dt_cmd {
 #define DT_WALK_OVERFLOW	0x1	/* more ids than DT_MAX_WALK */
 #define DT_WALK_UNSORTED	0x2	/* ids not strictly ascending */
 #define DT_WALK_TOOMANY		0x4	/* a call returned more than asked */
+#define DT_WALK_EMPTY_AT_CURSOR	0x8	/* ended: a call with a cursor listed 0 */
 #define DT_HAVE_NS		0x8	/* id/type/inum describe the ret fd */
 
 struct dt_reply {

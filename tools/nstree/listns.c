@@ -48,39 +48,14 @@ static int grow(__u64 **v, size_t *cap, size_t need)
 }
 
 /*
- * The whole listing in one call: a buffer that comes back less than full
- * holds everything.
- */
-static int listns_one_call(struct ns_id_req *req, __u64 **v, size_t *cap,
-			   size_t *nr)
-{
-	long ret;
-
-	req->ns_id = 0;
-	for (;;) {
-		ret = sys_listns(req, *v, *cap);
-		if (ret < 0)
-			return -errno;
-		if ((size_t)ret < *cap)
-			break;
-		if (grow(v, cap, *cap * 2))
-			return -ENOMEM;
-	}
-	*nr = ret;
-	return 0;
-}
-
-/*
  * All namespace ids matching @ns_type (0: any) and owned by @user_ns_id
  * (0: any owner), fetched @page ids per call.  The cursor of the next
  * page is the last id returned.
  *
- * listns() fails with ENOENT when the first namespace after the cursor
- * is inactive (it looks the cursor up with ns_get_unless_inactive()),
- * so ENOENT means either "nothing after the cursor" or "an inactive
- * namespace sits right after it, more may follow".  The two cannot be
- * told apart, so fall back to one call with a buffer big enough for
- * everything, which needs no cursor at all.
+ * listns() (Linux 7.3) fails with ENOENT when no namespace at all
+ * follows the cursor in the walked tree: after a full page, that is the
+ * end of the walk.  (Linux 7.2 also failed when the first namespace
+ * after the cursor was inactive, even with active ones after it.)
  */
 int listns_ids(__u32 ns_type, __u64 user_ns_id, size_t page,
 	       __u64 **ids, size_t *nr)
@@ -102,12 +77,8 @@ int listns_ids(__u32 ns_type, __u64 user_ns_id, size_t page,
 		ret = sys_listns(&req, v + n, page);
 		if (ret < 0) {
 			err = -errno;
-			if (err == -ENOENT && req.ns_id) {
-				err = listns_one_call(&req, &v, &cap, &n);
-				if (err)
-					goto fail;
+			if (err == -ENOENT && req.ns_id)
 				break;
-			}
 			goto fail;
 		}
 		n += ret;

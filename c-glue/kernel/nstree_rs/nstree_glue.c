@@ -15,6 +15,7 @@
 #include <linux/export.h>
 #include <linux/ns_common.h>
 #include <linux/nstree.h>
+#include <linux/nstree_rs.h>
 #include <linux/proc_ns.h>
 #include <linux/rculist.h>
 #include <linux/rbtree.h>
@@ -24,11 +25,6 @@
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 
-#include "nstree_glue.h"
-
-/* The Rust code reaches struct ns_tree at the offset of the union. */
-static_assert(offsetof(struct ns_common, ns_id) ==
-	      offsetof(struct ns_common, ns_rcu));
 static_assert(sizeof(struct ns_id_req) == NS_ID_REQ_SIZE_VER0);
 
 static __cacheline_aligned_in_smp DEFINE_SEQLOCK(ns_tree_lock);
