@@ -31,18 +31,17 @@
  *    pid namespaces (a work item, reached through RCU-freed struct pids)
  *    and net namespaces (cleanup_net() runs on the ordered netns
  *    workqueue, after RCU grace periods).  An inactive namespace that is
- *    still in the tree matters in one place: a paginated listns() whose
- *    cursor is followed only by such namespaces lists nothing (0), and
- *    once they are gone it fails with ENOENT (Linux 7.3: ENOENT means
- *    that nothing at all follows the cursor in the walked tree).  So a
- *    walk that ends with an empty page at a cursor, with no active
- *    namespace after it in that tree, while such a namespace may be on
- *    its way out, is repeated until the ENOENT comes or nothing can be
- *    pending any more (the settle window after the last operation that
- *    could drop a reference); only that settled result is printed.  The
- *    window is SETTLE_MIN_MS or 16 times the slowest removal this run has
- *    seen resolve a walk, whichever is longer, so a slow (debug) kernel
- *    gets a wider one.
+ *    still in the tree matters in one place: the end of a paginated walk.
+ *    A call at a cursor followed only by inactive namespaces lists
+ *    nothing (0); once they have left the tree, the same call fails with
+ *    ENOENT (Linux 7.3: ENOENT means that nothing at all follows the
+ *    cursor in the walked tree).  Which of the two a walk sees depends on
+ *    when the kernel's work items run, so when no active namespace
+ *    follows the cursor in the walked tree, both are printed as "END".
+ *    When an active one follows, the walk must end with an empty page: an
+ *    ENOENT there is printed as such (a bug).  Whether an inactive
+ *    namespace after the cursor gives 0 rather than ENOENT is a
+ *    deterministic question for the selftests (listns_resume_test).
  *
  *  - Namespaces outside the run: every walk starts at a baseline id (a
  *    namespace made and destroyed when the seed starts, so every id of
@@ -82,7 +81,6 @@
 /* How long a holder may take to answer before the seed is given up. */
 #define RPC_TIMEOUT_MS	20000
 /* After this long without an operation, no tree removal is pending. */
-#define SETTLE_MIN_MS	500
 /* How long the seed's end waits for the tree to forget the run. */
 #define END_SETTLE_MS	15000
 
@@ -130,7 +128,6 @@ struct seed {
 	int nmounts;
 	struct mountent m[DT_MAX_MOUNTS];
 	int nbulk;
-	uint64_t last_drop;	/* time of the last op that may drop a ref */
 	int len;
 	char line[8192];
 };
@@ -1041,13 +1038,6 @@ static bool active_follows(const struct dt_cmd *c, int owner, __u64 cursor)
 	return false;
 }
 
-static uint64_t settle_ms(void)
-{
-	uint64_t ms = 16 * dt_stats->max_resolve_ms;
-
-	return ms > SETTLE_MIN_MS ? ms : SETTLE_MIN_MS;
-}
-
 /*
  * listns(): a full paginated walk with random filters, page size and
  * caller.  Printed: the learned ids it returned, by label, the count of
@@ -1059,11 +1049,9 @@ static bool op_listns(void)
 	struct dt_cmd c = { .op = OP_LISTNS };
 	struct actor *x = pick_actor();
 	int mode = dt_rand(&S.rng, 4), owner = L_NONE, nuser = 0;
-	unsigned int delay = 2;
-	uint64_t t0, now;
 	static int labels[DT_MAX_WALK];
-	bool polled = false;
 	int i, k, unknown = 0;
+	bool end;
 
 	if (dt_rand(&S.rng, 3)) {
 		k = 1 + dt_rand(&S.rng, 3);
@@ -1108,34 +1096,22 @@ static bool op_listns(void)
 		out_label(owner);
 	out(" page=%d from=%s ->", c.arg, c.id2 ? "base" : "0");
 
-	t0 = dt_now_ms();
-	for (;;) {
-		rpc(x, &c, &R);
-		if (!(R.ret == 0 && (R.flags & DT_WALK_EMPTY_AT_CURSOR)))
-			break;
-		if (active_follows(&c, owner, R.id))
-			break;
-		now = dt_now_ms();
-		if (now - S.last_drop >= settle_ms())
-			break;
-		polled = true;
-		dt_sleep_ms(delay);
-		if (delay < 64)
-			delay *= 2;
-	}
-	now = dt_now_ms();
+	rpc(x, &c, &R);
 	dt_stats->walks++;
-	if (polled) {
-		dt_stats->walk_polled++;
-		dt_stats->wait_ms += now - t0;
-		if (!(R.ret < 0 && R.err == ENOENT)) {
-			dt_stats->walk_resolved++;
-			if (now - S.last_drop > dt_stats->max_resolve_ms)
-				dt_stats->max_resolve_ms = now - S.last_drop;
-		}
+	/*
+	 * The end at a cursor: ENOENT or an empty page.  Without an active
+	 * namespace after the cursor in the walked tree, which one it is
+	 * depends on pending removals (see the top of this file): "END".
+	 */
+	end = (R.ret < 0 && R.err == ENOENT) ||
+	      (R.ret == 0 && (R.flags & DT_WALK_EMPTY_AT_CURSOR));
+	if (end && !active_follows(&c, owner, R.id)) {
+		dt_stats->walk_end++;
+	} else {
+		end = false;
+		if (R.ret < 0 && R.err == ENOENT)
+			dt_stats->walk_enoent++;
 	}
-	if (R.ret < 0 && R.err == ENOENT)
-		dt_stats->walk_enoent++;
 
 	for (i = 0, k = 0; i < R.nids; i++) {
 		int l = known_label(R.ids[i]);
@@ -1149,7 +1125,9 @@ static bool op_listns(void)
 	out_labels(labels, k);
 	if (unknown)
 		out(" +%d?", unknown);
-	if (R.ret < 0) {
+	if (end) {
+		out(" END");
+	} else if (R.ret < 0) {
 		out(" ");
 		out_err(R.err);
 	}
@@ -1451,8 +1429,6 @@ static void do_step(void)
 	}
 	flush_line();
 	dt_stats->steps++;
-	if (ops[i].fn != op_listns)
-		S.last_drop = dt_now_ms();
 }
 
 /*
@@ -1536,7 +1512,6 @@ int dt_run_seed(uint64_t seed, int steps)
 		return 1;
 	}
 	learn_actor(&S.a[0]);
-	S.last_drop = dt_now_ms();
 	for (S.step = 1; S.step <= steps; S.step++)
 		do_step();
 	seed_end();

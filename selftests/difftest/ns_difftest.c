@@ -192,12 +192,9 @@ int main(int argc, char **argv)
 	    (unsigned long long)dt_stats->seeds, steps,
 	    (unsigned long long)(dt_now_ms() - t0), (unsigned long long)slowest,
 	    cut ? ", stopped by the time budget" : "");
-	say("# difftest: %llu walks, %llu ended in ENOENT, %llu repeated for pending removals (%llu resolved, max %llu ms after the last op), %llu ms spent repeating\n",
-	    (unsigned long long)dt_stats->walks, (unsigned long long)dt_stats->walk_enoent,
-	    (unsigned long long)dt_stats->walk_polled,
-	    (unsigned long long)dt_stats->walk_resolved,
-	    (unsigned long long)dt_stats->max_resolve_ms,
-	    (unsigned long long)dt_stats->wait_ms);
+	say("# difftest: %llu walks, %llu ended at a cursor (END), %llu ENOENT with an active namespace after the cursor\n",
+	    (unsigned long long)dt_stats->walks, (unsigned long long)dt_stats->walk_end,
+	    (unsigned long long)dt_stats->walk_enoent);
 	say("# difftest: seed ends waited %llu ms for the tree (max %llu ms), %llu unsettled; %d seeds aborted or timed out\n",
 	    (unsigned long long)dt_stats->end_wait_ms,
 	    (unsigned long long)dt_stats->max_end_ms,

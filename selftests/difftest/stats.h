@@ -13,11 +13,8 @@ struct dt_stats {
 	uint64_t seeds;
 	uint64_t steps;
 	uint64_t walks;
-	uint64_t walk_enoent;	/* walks whose settled result was ENOENT */
-	uint64_t walk_polled;	/* walks repeated for a pending removal */
-	uint64_t walk_resolved;	/* ... whose ENOENT went away */
-	uint64_t wait_ms;	/* time spent repeating walks */
-	uint64_t max_resolve_ms;	/* longest op-to-resolution time */
+	uint64_t walk_end;	/* walks that ended at a cursor, printed END */
+	uint64_t walk_enoent;	/* ENOENT with an active namespace after it */
 	uint64_t end_wait_ms;	/* time seeds' ends waited for the tree */
 	uint64_t max_end_ms;
 	uint64_t end_unsettled;
