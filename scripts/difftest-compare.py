@@ -4,6 +4,7 @@
 
     scripts/difftest-compare.py C_CONSOLE_LOG RUST_CONSOLE_LOG
     scripts/difftest-compare.py --names C1,C2 LOG_A LOG_B   (e.g. C vs C)
+    scripts/difftest-compare.py --last-seed LOG   (the last seed LOG ran)
 
 Each log holds, between NSTREE-DIFF-BEGIN and NSTREE-DIFF-END, one block
 per seed ("SEED s" and one line per step) as printed by
@@ -70,7 +71,21 @@ def step_of(line):
     return tok if tok.isdigit() else (tok or "end")
 
 
+def last_seed(path):
+    """The last seed whose trace the log holds (0 if none)."""
+    t = Trace(path)
+    try:
+        if not t.parse():
+            return 0
+    except OSError:
+        return 0
+    return max(t.seeds, default=0)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--last-seed":
+        print(last_seed(sys.argv[2]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--names", default="C,Rust",
                     help="labels of the two logs (default: C,Rust)")
