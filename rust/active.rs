@@ -9,20 +9,35 @@
 //!   namespace visible to user space. It borrows an [`NsRef`], so it cannot
 //!   outlive it; dropping it runs the put cascade.
 //!
-//! The C callers (nsproxy, cred, pid, nsfs) hold both counts implicitly
-//! and reach the cascade through `__ns_ref_active_get/put()`; Rust code
-//! (listns(), the KUnit tests) uses the types.
+//! Who holds which, plainly:
+//!
+//! - every active reference in a running kernel belongs to C code
+//!   (nsproxy, cred, pid, nsfs inodes, bind mounts, owned namespaces),
+//!   which takes and drops it through the exported
+//!   `__ns_ref_active_get/put()`. Those two `unsafe extern "C"` functions
+//!   (in `ffi/exports.rs`) are the one boundary where an active reference
+//!   crosses into this crate untyped; their `# Safety` sections state what
+//!   the C callers guarantee;
+//! - `listns()` takes only counted references ([`NsRef`], through
+//!   [`get_unless_inactive`] and the walk's held cursors): it lists active
+//!   namespaces but never makes one active;
+//! - [`ActiveRef`] is how Rust code takes an active reference; today only
+//!   the KUnit tests do.
+//!
+//! An unbalanced active count is a logic error (a namespace listed that
+//! should not be, or a warning), never a memory error: memory is kept by
+//! `__ns_ref` alone. That is why the pure cascade functions are safe.
 
 #![forbid(unsafe_code)]
 
-use crate::cascade::{Active, Pinned};
+use crate::cascade::{Active, Counted};
 use crate::ffi::NsCommon;
 pub(crate) use crate::ffi::NsRef;
 
 /// An active reference on a namespace, borrowing its counted reference.
 pub(crate) type ActiveRef<'a> = Active<'a, NsRef>;
 
-impl Pinned for NsRef {
+impl Counted for NsRef {
     type Node = NsCommon;
 
     fn node(&self) -> &NsCommon {

@@ -106,11 +106,11 @@ pub fn get_active<N: ActiveNode + ?Sized>(ns: &N) {
 }
 
 /// Something that keeps a namespace's memory alive: a counted reference.
-pub trait Pinned {
+pub trait Counted {
     /// The namespace type.
     type Node: ActiveNode;
 
-    /// The pinned namespace.
+    /// The counted namespace.
     fn node(&self) -> &Self::Node;
 }
 
@@ -120,25 +120,25 @@ pub trait Pinned {
 /// It borrows the counted reference that keeps the namespace's memory
 /// alive, so the borrow checker guarantees that an active reference never
 /// outlives its plain one; dropping it runs the put cascade.
-pub struct Active<'a, P: Pinned> {
-    pinned: &'a P,
+pub struct Active<'a, P: Counted> {
+    counted: &'a P,
 }
 
-impl<'a, P: Pinned> Active<'a, P> {
-    /// Takes an active reference on the namespace that `pinned` holds.
-    pub fn new(pinned: &'a P) -> Self {
-        get_active(pinned.node());
-        Active { pinned }
+impl<'a, P: Counted> Active<'a, P> {
+    /// Takes an active reference on the namespace that `counted` holds.
+    pub fn new(counted: &'a P) -> Self {
+        get_active(counted.node());
+        Active { counted }
     }
 
     /// The namespace.
     pub fn node(&self) -> &P::Node {
-        self.pinned.node()
+        self.counted.node()
     }
 }
 
-impl<P: Pinned> Drop for Active<'_, P> {
+impl<P: Counted> Drop for Active<'_, P> {
     fn drop(&mut self) {
-        put_active(self.pinned.node());
+        put_active(self.counted.node());
     }
 }

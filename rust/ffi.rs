@@ -10,9 +10,13 @@
 //!   alive (a borrow bounded by an RCU guard, a tree lock guard or a
 //!   counted reference);
 //! - [`NsRef`] owns one `__ns_ref` count and drops it through `ops->put`;
-//! - [`TreeRoot`] is a `struct ns_tree_root`; its mutators take a
-//!   [`WriteGuard`] (the `ns_tree_lock` seqlock held for writing), its
-//!   lockless readers an RCU [`Guard`] and return borrows bounded by it;
+//! - [`TreeRoot<K>`] is a `struct ns_tree_root` linking the namespaces'
+//!   tree nodes of kind `K` ([`Unified`], [`ByType`](tree::ByType), [`ByOwner`]); its
+//!   mutators are `unsafe` and take a [`WriteGuard`](lock::WriteGuard)
+//!   (the `ns_tree_lock` seqlock held for writing), its lockless readers
+//!   take an RCU guard and return [`Cursor`](tree::Cursor)s bounded by it;
+//!   a [`Held`] cursor keeps a walk's place across read-side sections with
+//!   a counted reference;
 //! - [`UserIds`] and [`read_request`] move data across the user boundary;
 //!   [`IdBatch`] stages ids for it without zeroing a buffer.
 //!
@@ -31,11 +35,11 @@ mod test_tree;
 mod tree;
 mod user;
 
-pub(crate) use lock::{cond_resched, need_resched, read_retry, WriteGuard};
+pub(crate) use lock::{cond_resched, need_resched, read_retry};
 pub(crate) use ns::{current_user_ns, is_initial_id, may_see_all, NsCommon, NsRef};
 #[cfg(CONFIG_KUNIT)]
 pub(crate) use test_tree::TestTree;
-pub(crate) use tree::{type_root, TreeRoot, NS_UNIFIED_ROOT};
+pub(crate) use tree::{type_root, ByOwner, Held, TreeKind, TreeRoot, Unified, NS_UNIFIED_ROOT};
 pub(crate) use user::{read_request, IdBatch, NsIdReq, UserIds};
 
 /// The C glue in `nstree_glue.c`: thin wrappers around macros and inline

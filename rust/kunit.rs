@@ -15,7 +15,7 @@
 use kernel::prelude::*;
 use kernel::sync::atomic::{Atomic, Full, Relaxed};
 
-use crate::cascade::{get_active, put_active, Active, ActiveNode, Pinned};
+use crate::cascade::{get_active, put_active, Active, ActiveNode, Counted};
 
 /// A model namespace for the cascade tests.
 struct Model<'a> {
@@ -69,7 +69,7 @@ impl ActiveNode for Model<'_> {
     }
 }
 
-impl<'a> Pinned for &'a Model<'a> {
+impl<'a> Counted for &'a Model<'a> {
     type Node = Model<'a>;
 
     fn node(&self) -> &Model<'a> {
@@ -167,9 +167,9 @@ mod cascade_tests {
         put_active(&user_ns);
         put_active(&net);
         assert_eq!(user_ns.count(), 0);
-        let pinned = &net;
+        let counted = &net;
         {
-            let a = Active::new(&pinned);
+            let a = Active::new(&counted);
             assert_eq!(a.node().count(), 1);
             assert_eq!(user_ns.count(), 1);
         }
@@ -182,7 +182,7 @@ mod cascade_tests {
 mod tree_tests {
     use crate::ffi::{self, type_root, TestTree};
     use crate::req::ns_type;
-    use crate::tree::{self, Link};
+    use crate::tree::{self, ByOwner};
     use kernel::sync::rcu;
 
     const TYPES: [u32; 8] = [
@@ -231,8 +231,9 @@ mod tree_tests {
         let g = rcu::read_lock();
         let mut last = 0u64;
         let mut n = 0usize;
-        let mut cur = tree::unified().next_rcu(None, Link::Unified, &g);
-        while let Some(ns) = cur {
+        let mut cur = tree::unified().first(&g);
+        while let Some(c) = cur {
+            let ns = c.ns();
             assert!(ns.id() > last);
             last = ns.id();
             n += 1;
@@ -243,22 +244,23 @@ mod tree_tests {
             // boot-time namespaces start with zeroed nodes, which do not
             // read as empty, so only later ones can be checked.)
             if !ns.is_initial() {
-                assert_eq!(ns.on_tree(Link::Owner), ns.owner().is_some());
+                assert_eq!(ns.on_tree::<ByOwner>(), ns.owner().is_some());
             }
-            cur = tree::unified().next_rcu(Some(ns), Link::Unified, &g);
+            cur = c.next(&g);
         }
         assert!(n >= 8);
         let mut total = 0usize;
         for ty in TYPES {
             let root = type_root(ty).unwrap();
             let mut last = 0u64;
-            let mut cur = root.next_rcu(None, Link::Type, &g);
-            while let Some(ns) = cur {
+            let mut cur = root.first(&g);
+            while let Some(c) = cur {
+                let ns = c.ns();
                 assert_eq!(ns.ns_type(), ty);
                 assert!(ns.id() > last);
                 last = ns.id();
                 total += 1;
-                cur = root.next_rcu(Some(ns), Link::Type, &g);
+                cur = c.next(&g);
             }
         }
         assert_eq!(total, n);

@@ -15,10 +15,10 @@ use kernel::error::{code, Error, Result};
 use kernel::sync::rcu;
 use kernel::uaccess::UserPtr;
 
-use crate::active::{get_unless_inactive, NsRef};
-use crate::ffi::{self, IdBatch, NsCommon, TreeRoot, UserIds};
+use crate::active::get_unless_inactive;
+use crate::ffi::{self, Held, IdBatch, NsCommon, TreeKind, TreeRoot, UserIds};
 use crate::req::{self, Errno};
-use crate::tree::{self, Link};
+use crate::tree;
 
 // The pure rules use the uapi values; make sure they are the kernel's.
 const _: () = {
@@ -112,23 +112,21 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
             tree::lookup_rcu(user_ns_id, bindings::CLONE_NEWUSER, &g).and_then(get_unless_inactive)
         }
         .ok_or(code::EINVAL)?;
-        let root = owner.ns().owner_root();
-        return walk(root, Link::Owner, resume, &filter, &mut out, nr_ns_ids);
+        return walk(
+            owner.ns().owner_root(),
+            resume,
+            &filter,
+            &mut out,
+            nr_ns_ids,
+        );
     }
 
     match req::single_type(types) {
         Some(ty) => {
             let root = ffi::type_root(ty).ok_or(code::EINVAL)?;
-            walk(root, Link::Type, resume, &filter, &mut out, nr_ns_ids)
+            walk(root, resume, &filter, &mut out, nr_ns_ids)
         }
-        None => walk(
-            tree::unified(),
-            Link::Unified,
-            resume,
-            &filter,
-            &mut out,
-            nr_ns_ids,
-        ),
+        None => walk(tree::unified(), resume, &filter, &mut out, nr_ns_ids),
     }
 }
 
@@ -137,14 +135,14 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
 const BATCH: usize = 64;
 
 /// How one pass over the list under RCU ended.
-enum Stop {
+enum Stop<'r, K: TreeKind> {
     /// The batch is full: the walk continues after the last collected
-    /// namespace, pinned.
-    Full(NsRef),
-    /// Paused for a pending reschedule, pinned where it stands.
-    Pause(NsRef),
+    /// namespace, held.
+    Full(Held<'r, K>),
+    /// Paused for a pending reschedule, held where it stands.
+    Pause(Held<'r, K>),
     /// The end of the list, or `nr` ids collected: nothing to resume, so
-    /// nothing pinned.
+    /// nothing held.
     End,
 }
 
@@ -169,21 +167,17 @@ enum Stop {
 /// order, of the namespaces that were active when the walk passed them,
 /// written one by one up to the first fault.
 ///
-/// Always inlined into [`listns`]'s three call sites, so that each copy
-/// sees its `link` as a constant: the list-entry offsets of the skip loop
-/// become immediates instead of values reloaded from the stack for every
-/// candidate.
-#[inline(always)]
-fn walk(
-    root: &TreeRoot,
-    link: Link,
+/// Generic over the tree kind `K`, so each of [`listns`]'s three walks
+/// is compiled with its node offsets as constants.
+fn walk<K: TreeKind>(
+    root: &TreeRoot<K>,
     resume: Option<u64>,
     filter: &Filter,
     out: &mut UserIds,
     nr: usize,
 ) -> Result<usize> {
     // Where the next pass starts: `None` for the first pass.
-    let mut at: Option<NsRef> = None;
+    let mut at: Option<Held<'_, K>> = None;
     let mut first = true;
     let mut listed = 0;
     let mut ids = IdBatch::<BATCH>::new();
@@ -194,26 +188,26 @@ fn walk(
             let mut cur = if first {
                 first = false;
                 match resume {
-                    Some(last) => Some(root.first_after(last, link, &g).ok_or(code::ENOENT)?),
-                    None => root.next_rcu(None, link, &g),
+                    Some(last) => Some(root.first_after(last, &g).ok_or(code::ENOENT)?),
+                    None => root.first(&g),
                 }
             } else {
-                root.next_rcu(at.as_ref().map(NsRef::ns), link, &g)
+                at.as_ref().and_then(|h| h.resume(&g).next(&g))
             };
             let mut skipped = 0usize;
             loop {
                 if listed + ids.len() == nr {
                     break Stop::End;
                 }
-                let Some(ns) = cur else { break Stop::End };
-                if filter.wants(ns) {
+                let Some(c) = cur else { break Stop::End };
+                if filter.wants(c.ns()) {
                     // A full batch ends the pass below: there is room.
-                    ids.push(ns.id());
+                    ids.push(c.ns().id());
                     if ids.len() == BATCH && listed + ids.len() < nr {
                         // Resume after it. If its count just dropped to
                         // zero it is going away (and was already inactive):
                         // not listed, as C's failed get would skip it.
-                        match NsRef::try_get(ns) {
+                        match c.hold() {
                             Some(held) => break Stop::Full(held),
                             None => ids.pop(),
                         }
@@ -221,12 +215,12 @@ fn walk(
                 } else {
                     skipped += 1;
                     if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
-                        if let Some(held) = NsRef::try_get(ns) {
+                        if let Some(held) = c.hold() {
                             break Stop::Pause(held);
                         }
                     }
                 }
-                cur = root.next_rcu(Some(ns), link, &g);
+                cur = c.next(&g);
             }
         };
         for &id in ids.as_slice() {

@@ -19,6 +19,29 @@
 //! - [`req`] and [`listns`]: the system call, its rules and its walk;
 //! - [`ffi`]: the one module with `unsafe`, wrapping `struct ns_common`,
 //!   the trees, the lock and user memory, and defining the C functions.
+//!
+//! # Soundness
+//!
+//! The crate invariant: **no safe function of this crate can cause
+//! undefined behaviour, whatever its arguments.** Every precondition the
+//! types cannot carry makes a function `unsafe`, with a `# Safety`
+//! section, or is carried by a token that proves it:
+//!
+//! - tree mutation needs a `WriteGuard` (the tree lock held) and is
+//!   `unsafe` besides (only the C callers know that a namespace is new,
+//!   or dying with no counted reference left);
+//! - a tree's kind is a type parameter ([`TreeRoot<K>`](ffi::TreeRoot)),
+//!   so a node of one kind of tree cannot be looked up on another;
+//! - walks step through `Cursor`s, made only by their own
+//!   root and bounded by the RCU guard they were found under, and keep
+//!   their place across read-side sections with a [`Held`](ffi::Held)
+//!   cursor, which owns a counted reference;
+//! - an active reference ([`ActiveRef`](active::ActiveRef)) borrows the
+//!   counted reference that keeps its namespace's memory alive.
+//!
+//! `unsafe` code is confined to [`ffi`]; every other module is
+//! `#![forbid(unsafe_code)]`. The C entry points (`#[export]`, all
+//! `unsafe extern "C"`) state what their C callers guarantee.
 
 mod active;
 mod cascade;
@@ -28,8 +51,6 @@ mod kunit;
 mod listns;
 mod req;
 mod tree;
-
-use kernel::prelude::*;
 
 /// `VFS_WARN_ON_ONCE()`: warns once per call site, only with
 /// `CONFIG_DEBUG_VFS` (and then evaluates the condition).
@@ -51,28 +72,23 @@ macro_rules! vfs_warn_on_once {
     }};
 }
 
-module! {
-    type: NsTreeRs,
-    name: "nstree_rs",
-    authors: ["nstree-rs developers"],
-    description: "Rust namespace tree",
-    license: "GPL",
-}
+/// The prefix of this crate's `pr_*!` messages and KUnit reports.
+const __LOG_PREFIX: &[u8] = b"nstree_rs\0";
 
-struct NsTreeRs;
+// No `module!`: the crate is not a module but a built-in core facility
+// whose C entry points run from early boot on, before any initcall (the
+// initial namespaces are put on the trees in `start_kernel()`). The boot
+// banner comes from a `late_initcall` in the C glue, which calls
+// `nstree_rs_nr_namespaces()`.
 
-impl kernel::Module for NsTreeRs {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
-        let mut n = 0usize;
-        {
-            let g = kernel::sync::rcu::read_lock();
-            let mut cur = tree::unified().next_rcu(None, tree::Link::Unified, &g);
-            while let Some(ns) = cur {
-                n += 1;
-                cur = tree::unified().next_rcu(Some(ns), tree::Link::Unified, &g);
-            }
-        }
-        pr_info!("Rust nstree in use: {} namespaces on the unified tree\n", n);
-        Ok(NsTreeRs)
+/// The number of namespaces on the unified tree, for the boot banner.
+pub(crate) fn nr_namespaces() -> usize {
+    let g = kernel::sync::rcu::read_lock();
+    let mut n = 0usize;
+    let mut cur = tree::unified().first(&g);
+    while let Some(c) = cur {
+        n += 1;
+        cur = c.next(&g);
     }
+    n
 }

@@ -20,9 +20,8 @@ use kernel::uaccess::UserPtr;
 
 use super::lock::{rcu_read_lock_held, WriteGuard};
 use super::ns::{may_see_all, NsCommon};
-use super::tree::{node_empty, node_init, TreeRoot};
+use super::tree::{self, node_empty, node_init, root_init, ByType, Cursor, TreeRoot};
 use super::NS_LAST_INIT_ID;
-use crate::tree::Link;
 
 /// `ns_tree_node_init()`.
 ///
@@ -42,13 +41,8 @@ pub(crate) unsafe extern "C" fn ns_tree_node_init(node: *mut bindings::ns_tree_n
 /// `root` must be valid and not in use.
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_root_init(root: *mut bindings::ns_tree_root) {
-    // SAFETY: exclusive access per the function's contract.
-    unsafe {
-        (*root).ns_rb.rb_node = ptr::null_mut();
-        let head = ptr::addr_of_mut!((*root).ns_list_head);
-        (*head).next = head;
-        (*head).prev = head;
-    }
+    // SAFETY: per the function's contract.
+    unsafe { root_init(root) };
 }
 
 /// `ns_tree_node_empty()`.
@@ -85,7 +79,7 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
     // SAFETY: per the function's contract.
     let r = unsafe {
         let rb = ptr::addr_of_mut!((*node).ns_node);
-        TreeRoot::from_raw(root).insert_node(node, |other| cmp(rb, other).cmp(&0), &w)
+        tree::insert_node(root, node, |other| cmp(rb, other).cmp(&0), &w)
     };
     r.unwrap_or(ptr::null_mut())
 }
@@ -103,7 +97,7 @@ pub(crate) unsafe extern "C" fn ns_tree_node_del(
     // SAFETY: per the function's contract, the caller holds the lock.
     let w = unsafe { WriteGuard::assume_held() };
     // SAFETY: per the function's contract.
-    unsafe { TreeRoot::from_raw(root).remove_node(node, &w) };
+    unsafe { tree::remove_node(root, node, &w) };
 }
 
 /// `__ns_tree_add_raw()`: publishes `ns` on its type tree, the unified
@@ -112,30 +106,39 @@ pub(crate) unsafe extern "C" fn ns_tree_node_del(
 /// # Safety
 ///
 /// `ns` must be a live namespace with an id, not yet on any tree, that
-/// calls `__ns_tree_remove()` before it is freed; `ns_tree` its type root.
+/// calls `__ns_tree_remove()` before it is freed, once its `__ns_ref` has
+/// dropped to zero; `ns_tree` its type root.
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_add_raw(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
 ) {
-    // SAFETY: per the function's contract.
-    let (ns, root) = unsafe { (NsCommon::from_raw(ns), TreeRoot::from_raw(ns_tree)) };
-    crate::tree::add(ns, root);
+    // SAFETY: per the function's contract; the type roots link
+    // `ns_tree_node`s.
+    unsafe {
+        let root = TreeRoot::<ByType>::from_raw(ns_tree);
+        tree::add(NsCommon::from_raw(ns), root);
+    }
 }
 
 /// `__ns_tree_remove()`.
 ///
 /// # Safety
 ///
-/// `ns` must be live and on the trees `__ns_tree_add_raw()` put it on.
+/// `ns` must be live and on the trees `__ns_tree_add_raw()` put it on, and
+/// its `__ns_ref` must have dropped to zero (the namespace types call this
+/// from their free paths): a counted reference keeps a namespace on its
+/// trees, which listns() relies on when it resumes a walk.
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_remove(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
 ) {
     // SAFETY: per the function's contract.
-    let (ns, root) = unsafe { (NsCommon::from_raw(ns), TreeRoot::from_raw(ns_tree)) };
-    crate::tree::remove(ns, root);
+    unsafe {
+        let root = TreeRoot::<ByType>::from_raw(ns_tree);
+        tree::remove(NsCommon::from_raw(ns), root);
+    }
 }
 
 /// `ns_tree_lookup_rcu()`: the namespace with id `ns_id` (of type
@@ -170,15 +173,15 @@ pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
 ) -> *mut bindings::ns_common {
     crate::vfs_warn_on_once!(!rcu_read_lock_held());
     let g = Guard::new();
-    // SAFETY: per the function's contract.
-    let (ns, root) = unsafe { (NsCommon::from_raw(ns), TreeRoot::from_raw(ns_tree)) };
-    let r = if previous {
-        root.prev_rcu(ns, Link::Type, &g)
-    } else {
-        root.next_rcu(Some(ns), Link::Type, &g)
+    // SAFETY: per the function's contract: `ns` is on `ns_tree`, a type
+    // root, within the caller's RCU read-side section (which `g` nests in).
+    let cur = unsafe {
+        let root = TreeRoot::<ByType>::from_raw(ns_tree);
+        Cursor::from_raw(root, NsCommon::from_raw(ns), &g)
     };
+    let r = if previous { cur.prev(&g) } else { cur.next(&g) };
     match r {
-        Some(ns) => ns.as_ptr(),
+        Some(c) => c.ns().as_ptr(),
         None => code::ENOENT.to_ptr(),
     }
 }
@@ -272,4 +275,16 @@ pub(crate) unsafe extern "C" fn nstree_rs_listns(
         // A negative errno, -4095..=-1: fits in any `long`.
         Err(e) => e.to_errno() as kernel::ffi::c_long,
     }
+}
+
+/// The number of namespaces on the unified tree, for the boot banner that
+/// `nstree_glue.c` prints.
+///
+/// # Safety
+///
+/// None: `unsafe` only because `#[export]` checks the definition against
+/// bindgen's declaration, whose functions are all `unsafe`.
+#[export]
+pub(crate) unsafe extern "C" fn nstree_rs_nr_namespaces() -> usize {
+    crate::nr_namespaces()
 }

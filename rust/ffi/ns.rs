@@ -12,10 +12,9 @@ use kernel::sync::Refcount;
 use kernel::types::Opaque;
 
 use super::glue;
-use super::tree::{node_empty, TreeRoot};
+use super::tree::{ByOwner, TreeRoot};
 use super::{NS_LAST_INIT_ID, NS_TREE_OFFSET};
 use crate::cascade::ActiveNode;
-use crate::tree::Link;
 
 /// Whether `id` is one of the boot-time namespaces' ids,
 /// `1..=NS_LAST_INIT_ID`; 0 (no id yet) is not.
@@ -194,9 +193,10 @@ impl NsCommon {
     }
 
     /// The tree of namespaces owned by this (user) namespace.
-    pub(crate) fn owner_root(&self) -> &TreeRoot {
-        // SAFETY: `ns_owner_root` is embedded in the valid namespace and
-        // lives as long as it; `TreeRoot` is a transparent wrapper.
+    pub(crate) fn owner_root(&self) -> &TreeRoot<ByOwner> {
+        // SAFETY: `ns_owner_root` is embedded in the valid namespace,
+        // initialised by `ns_common_init()` (or statically), lives as long
+        // as it, and links the `ns_owner_node`s of the namespaces it owns.
         unsafe { TreeRoot::from_raw(ptr::addr_of_mut!((*self.tree()).ns_owner_root)) }
     }
 
@@ -206,25 +206,6 @@ impl NsCommon {
         // SAFETY: `self` is a valid namespace; the function only reads
         // `current`'s nsproxy and creds.
         unsafe { bindings::is_current_namespace(self.as_ptr()) }
-    }
-
-    #[inline]
-    pub(super) fn node(&self, link: Link) -> *mut bindings::ns_tree_node {
-        let t = self.tree();
-        // SAFETY: projections to fields of the valid `struct ns_tree`.
-        unsafe {
-            match link {
-                Link::Unified => ptr::addr_of_mut!((*t).ns_unified_node),
-                Link::Type => ptr::addr_of_mut!((*t).ns_tree_node),
-                Link::Owner => ptr::addr_of_mut!((*t).ns_owner_node),
-            }
-        }
-    }
-
-    /// Whether the node for `link` is on a tree.
-    pub(crate) fn on_tree(&self, link: Link) -> bool {
-        // SAFETY: the node belongs to the valid namespace.
-        !unsafe { node_empty(self.node(link)) }
     }
 
     /// Sets the namespace id.

@@ -8,19 +8,16 @@ use core::ptr;
 use kernel::bindings;
 use kernel::error::Result;
 use kernel::sync::rcu::Guard;
-use kernel::types::Opaque;
 
-use super::exports::ns_tree_root_init;
 use super::lock::{read_retry, WriteGuard};
 use super::ns::NsCommon;
-use super::tree::{node_init, TreeRoot};
+use super::tree::{node_init, root_init, ByType, TreeRoot};
 use super::NS_TREE_OFFSET;
-use crate::tree::Link;
 
 /// A private tree of fake namespaces for the KUnit tests: never on the
 /// global trees, so nothing else can see them.
 pub(crate) struct TestTree {
-    root: kernel::alloc::KBox<TreeRoot>,
+    root: kernel::alloc::KBox<TreeRoot<ByType>>,
     nodes: kernel::alloc::KVec<kernel::alloc::KBox<FakeNs>>,
 }
 
@@ -33,9 +30,9 @@ impl TestTree {
     /// A tree holding fake UTS namespaces with `ids`, inserted in order.
     pub(crate) fn new(ids: &[u64]) -> Result<TestTree> {
         use kernel::alloc::{flags::GFP_KERNEL, KBox, KVec};
-        let root = KBox::new(TreeRoot(Opaque::uninit()), GFP_KERNEL)?;
+        let root = KBox::new(TreeRoot::uninit(), GFP_KERNEL)?;
         // SAFETY: the root is fresh and ours.
-        unsafe { ns_tree_root_init(root.0.get()) };
+        unsafe { root_init(root.as_raw()) };
         let mut t = TestTree {
             root,
             nodes: KVec::new(),
@@ -45,7 +42,9 @@ impl TestTree {
             // SAFETY: the fake namespace lives in `t.nodes`.
             let ns = unsafe { NsCommon::from_raw(raw) };
             let w = WriteGuard::lock();
-            t.root.insert(ns, Link::Type, &w);
+            // SAFETY: a fresh fake namespace, removed in `drop()` before
+            // its memory goes; nobody takes counted references to it.
+            unsafe { t.root.insert(ns, &w) };
         }
         Ok(t)
     }
@@ -63,7 +62,7 @@ impl TestTree {
             (*raw).ns_type = bindings::CLONE_NEWUTS;
             (*raw).__bindgen_anon_1.__ns_ref.refs.counter = 1;
             let ns = NsCommon::from_raw(raw);
-            node_init(ns.node(Link::Type));
+            node_init(ns.node::<ByType>());
             ns.set_id(id);
         }
         // Moving the box into `self.nodes` does not move its contents.
@@ -75,7 +74,7 @@ impl TestTree {
     pub(crate) fn get(&self, id: u64) -> Option<&NsCommon> {
         let g = Guard::new();
         // The fake namespaces live as long as `self`, not just the guard.
-        let ns = self.root.find_rcu(id, Link::Type, &g)?.as_ptr();
+        let ns = self.root.find_rcu(id, &g)?.ns().as_ptr();
         // SAFETY: every node on the private tree is one of `self.nodes`.
         Some(unsafe { NsCommon::from_raw(ns) })
     }
@@ -90,12 +89,12 @@ impl TestTree {
         use kernel::alloc::{flags::GFP_KERNEL, KVec};
         let mut v = KVec::with_capacity(self.nodes.len(), GFP_KERNEL).unwrap_or_default();
         let g = Guard::new();
-        let mut cur = self.root.next_rcu(None, Link::Type, &g);
-        while let Some(ns) = cur {
-            if v.push_within_capacity(ns.id()).is_err() {
+        let mut cur = self.root.first(&g);
+        while let Some(c) = cur {
+            if v.push_within_capacity(c.ns().id()).is_err() {
                 break;
             }
-            cur = self.root.next_rcu(Some(ns), Link::Type, &g);
+            cur = c.next(&g);
         }
         v
     }
@@ -103,26 +102,24 @@ impl TestTree {
     /// `find_rcu()` with seqlock retry.
     pub(crate) fn find(&self, id: u64) -> Option<u64> {
         let g = Guard::new();
-        read_retry(|| self.root.find_rcu(id, Link::Type, &g)).map(NsCommon::id)
+        read_retry(|| self.root.find_rcu(id, &g)).map(|c| c.ns().id())
     }
 
     /// The smallest id `> id`.
     pub(crate) fn first_after(&self, id: u64) -> Option<u64> {
         let g = Guard::new();
-        self.root.first_after(id, Link::Type, &g).map(NsCommon::id)
+        self.root.first_after(id, &g).map(|c| c.ns().id())
     }
 
     /// The ids before and after `id` on the list.
     pub(crate) fn neighbours(&self, id: u64) -> (Option<u64>, Option<u64>) {
-        let Some(ns) = self.get(id) else {
+        let g = Guard::new();
+        let Some(c) = self.root.find_rcu(id, &g) else {
             return (None, None);
         };
-        let g = Guard::new();
         (
-            self.root.prev_rcu(ns, Link::Type, &g).map(NsCommon::id),
-            self.root
-                .next_rcu(Some(ns), Link::Type, &g)
-                .map(NsCommon::id),
+            c.prev(&g).map(|p| p.ns().id()),
+            c.next(&g).map(|n| n.ns().id()),
         )
     }
 
@@ -130,7 +127,9 @@ impl TestTree {
     pub(crate) fn remove(&self, id: u64) {
         if let Some(ns) = self.get(id) {
             let w = WriteGuard::lock();
-            self.root.remove(ns, Link::Type, &w);
+            // SAFETY: on this private tree; the tests take no counted
+            // references they keep past a removal.
+            unsafe { self.root.remove(ns, &w) };
         }
     }
 
@@ -140,7 +139,8 @@ impl TestTree {
         // SAFETY: the fake namespace lives in `self.nodes`.
         let ns = unsafe { NsCommon::from_raw(ns) };
         let w = WriteGuard::lock();
-        self.root.insert(ns, Link::Type, &w)
+        // SAFETY: a fresh fake namespace, as in `new()`.
+        unsafe { self.root.insert(ns, &w) }
     }
 }
 
@@ -150,8 +150,9 @@ impl Drop for TestTree {
         for fake in self.nodes.iter() {
             // SAFETY: as in `alloc()`.
             let ns = unsafe { NsCommon::from_raw(ptr::addr_of!(**fake).cast_mut().cast()) };
-            if ns.on_tree(Link::Type) {
-                self.root.remove(ns, Link::Type, &w);
+            if ns.on_tree::<ByType>() {
+                // SAFETY: only ever inserted into this private tree.
+                unsafe { self.root.remove(ns, &w) };
             }
         }
         drop(w);

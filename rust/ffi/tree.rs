@@ -2,7 +2,16 @@
 // Copyright (c) 2026 nstree-rs developers
 
 //! Intrusive id-ordered trees: `struct ns_tree_root` / `struct ns_tree_node`.
+//!
+//! A namespace has three tree nodes; which one a tree links is the tree's
+//! *kind*, a type parameter of [`TreeRoot`] (as `ListLinks<ID>` is of the
+//! kernel crate's lists), so a lookup on the unified tree cannot compute a
+//! namespace from a per-type node: that mix-up does not compile. Walks go
+//! through a [`Cursor`], which can only be made from its own root and so
+//! always stays on the list it was found on; a walk that leaves RCU keeps
+//! its place with a [`Held`] cursor, which owns a counted reference.
 
+use core::marker::PhantomData;
 use core::ptr;
 
 use kernel::bindings;
@@ -11,9 +20,7 @@ use kernel::types::Opaque;
 
 use super::glue;
 use super::lock::{ReadGuard, WriteGuard};
-use super::ns::NsCommon;
-use super::NS_TREE_OFFSET;
-use crate::tree::Link;
+use super::ns::{NsCommon, NsRef};
 
 /// `RB_EMPTY_NODE()`.
 ///
@@ -44,49 +51,130 @@ pub(super) unsafe fn node_init(node: *mut bindings::ns_tree_node) {
     }
 }
 
-/// Maps an `rb_node`/`list_head` of the tree `link` back to its namespace
-/// (`container_of()`).
+/// `ns_tree_root_init()`: an empty rbtree and a list head pointing to
+/// itself.
+///
+/// # Safety
+///
+/// `root` must be valid and not in use.
+pub(super) unsafe fn root_init(root: *mut bindings::ns_tree_root) {
+    // SAFETY: exclusive access per the caller.
+    unsafe {
+        (*root).ns_rb.rb_node = ptr::null_mut();
+        let head = ptr::addr_of_mut!((*root).ns_list_head);
+        (*head).next = head;
+        (*head).prev = head;
+    }
+}
+
+/// Which of a namespace's three `struct ns_tree_node`s a tree links.
+///
+/// # Safety
+///
+/// `NODE_OFFSET` must be the offset of that `struct ns_tree_node` in
+/// `struct ns_common`, and every tree of this kind must link only that
+/// node of its namespaces.
+pub(crate) unsafe trait TreeKind: 'static {
+    /// `offsetof(struct ns_common, <node>)`.
+    const NODE_OFFSET: usize;
+}
+
+/// The unified tree of all namespaces: `ns_unified_node`.
+pub(crate) enum Unified {}
+
+/// A per-type tree (`net_ns_tree`, ...): `ns_tree_node`.
+pub(crate) enum ByType {}
+
+/// A user namespace's tree of the namespaces it owns: `ns_owner_node`.
+pub(crate) enum ByOwner {}
+
+// SAFETY: the C compiler's offset (`include/linux/nstree_rs.h`); only the
+// unified root is of this kind.
+unsafe impl TreeKind for Unified {
+    const NODE_OFFSET: usize = bindings::NSTREE_RS_NS_UNIFIED_NODE_OFFSET;
+}
+
+// SAFETY: the C compiler's offset; the per-type roots link `ns_tree_node`
+// (`__ns_tree_add_raw()`, `ns_tree_lookup_rcu()`).
+unsafe impl TreeKind for ByType {
+    const NODE_OFFSET: usize = bindings::NSTREE_RS_NS_TREE_NODE_OFFSET;
+}
+
+// SAFETY: the C compiler's offset; only `ns_owner_root` is of this kind.
+unsafe impl TreeKind for ByOwner {
+    const NODE_OFFSET: usize = bindings::NSTREE_RS_NS_OWNER_NODE_OFFSET;
+}
+
+impl NsCommon {
+    /// The tree node of kind `K`.
+    #[inline]
+    pub(super) fn node<K: TreeKind>(&self) -> *mut bindings::ns_tree_node {
+        // The node lies inside the valid namespace (`TreeKind` invariant).
+        self.as_ptr()
+            .cast::<u8>()
+            .wrapping_add(K::NODE_OFFSET)
+            .cast()
+    }
+
+    /// Whether the node of kind `K` is on a tree.
+    pub(crate) fn on_tree<K: TreeKind>(&self) -> bool {
+        // SAFETY: the node belongs to the valid namespace.
+        !unsafe { node_empty(self.node::<K>()) }
+    }
+}
+
+/// The namespace whose node of kind `K` is `node` (`container_of()`).
+///
+/// The nodes are fields of the anonymous `struct ns_tree` that bindgen
+/// does not see, so `kernel::container_of!` cannot name them: the offset
+/// is [`TreeKind::NODE_OFFSET`], the C compiler's.
+///
+/// # Safety
+///
+/// `node` must be the `K` node of a namespace that is valid for `'a`.
 #[inline]
-fn container_offset(link: Link) -> usize {
-    NS_TREE_OFFSET
-        + match link {
-            Link::Unified => core::mem::offset_of!(bindings::ns_tree, ns_unified_node),
-            Link::Type => core::mem::offset_of!(bindings::ns_tree, ns_tree_node),
-            Link::Owner => core::mem::offset_of!(bindings::ns_tree, ns_owner_node),
-        }
+unsafe fn ns_of_node<'a, K: TreeKind>(node: *mut bindings::ns_tree_node) -> &'a NsCommon {
+    // SAFETY: per the caller, `node` sits `NODE_OFFSET` bytes into a
+    // namespace valid for `'a`.
+    unsafe { NsCommon::from_raw(node.byte_sub(K::NODE_OFFSET).cast()) }
 }
 
 /// # Safety
 ///
-/// `rb` must be the `ns_node` of the `link` node of a namespace that is
-/// valid for `'a`.
+/// `rb` must be the `ns_node` of a `K` node of a namespace valid for `'a`.
 #[inline]
-unsafe fn ns_of_rb<'a>(rb: *mut bindings::rb_node, link: Link) -> &'a NsCommon {
-    let off = container_offset(link) + core::mem::offset_of!(bindings::ns_tree_node, ns_node);
-    // SAFETY: per the caller, `rb` sits `off` bytes into a valid namespace.
-    unsafe { NsCommon::from_raw(rb.cast::<u8>().sub(off).cast()) }
+unsafe fn ns_of_rb<'a, K: TreeKind>(rb: *mut bindings::rb_node) -> &'a NsCommon {
+    // SAFETY: per the caller, `rb` is the `ns_node` of a `ns_tree_node`
+    // inside a valid namespace.
+    unsafe { ns_of_node::<K>(kernel::container_of!(rb, bindings::ns_tree_node, ns_node)) }
 }
 
 /// # Safety
 ///
-/// `l` must be the `ns_list_entry` of the `link` node of a namespace that
-/// is valid for `'a`.
+/// `l` must be the `ns_list_entry` of a `K` node of a namespace valid for
+/// `'a`.
 #[inline]
-unsafe fn ns_of_list<'a>(l: *mut bindings::list_head, link: Link) -> &'a NsCommon {
-    let off = container_offset(link) + core::mem::offset_of!(bindings::ns_tree_node, ns_list_entry);
-    // SAFETY: per the caller, `l` sits `off` bytes into a valid namespace.
-    unsafe { NsCommon::from_raw(l.cast::<u8>().sub(off).cast()) }
+unsafe fn ns_of_list<'a, K: TreeKind>(l: *mut bindings::list_head) -> &'a NsCommon {
+    // SAFETY: per the caller, `l` is the `ns_list_entry` of a
+    // `ns_tree_node` inside a valid namespace.
+    unsafe {
+        ns_of_node::<K>(kernel::container_of!(
+            l,
+            bindings::ns_tree_node,
+            ns_list_entry
+        ))
+    }
 }
 
 /// `READ_ONCE()` of a link pointer; what `rcu_dereference_raw()` does.
 ///
-/// # Safety
-///
-/// `p` must be a valid, aligned pointer-sized field.
-///
 /// A volatile load, as the C macro is: `Atomic::load(Relaxed)` would be the
 /// same but goes through an out-of-line C helper (`atomic_ptr_read()`)
 /// on every tree level and list step.
+///
+/// # Safety
+///
+/// `p` must be a valid, aligned pointer-sized field.
 #[inline]
 unsafe fn read_once<T>(p: *mut *mut T) -> *mut T {
     // SAFETY: per the caller; the field is aligned and only written with
@@ -94,180 +182,209 @@ unsafe fn read_once<T>(p: *mut *mut T) -> *mut T {
     unsafe { ptr::read_volatile(p) }
 }
 
-/// The root of one id-ordered namespace tree: `struct ns_tree_root`, an
-/// rbtree for lookups plus an RCU list in the same order for iteration.
+/// Inserts `node` into `root` ordered by `cmp`, which compares the new
+/// node with an existing one. Returns the existing node on a duplicate
+/// (and inserts nothing). This is `ns_tree_node_add()`:
+/// `rb_find_add_rcu()` plus a sorted `list_add_rcu()`.
+///
+/// # Safety
+///
+/// `root` must be a valid root; `node` must be valid, on no tree, of the
+/// same kind as the nodes on `root`, and stay valid until removed; `cmp`
+/// must be callable on any two of these nodes.
+pub(super) unsafe fn insert_node(
+    root: *mut bindings::ns_tree_root,
+    node: *mut bindings::ns_tree_node,
+    mut cmp: impl FnMut(*mut bindings::rb_node) -> core::cmp::Ordering,
+    _w: &WriteGuard,
+) -> Option<*mut bindings::rb_node> {
+    use core::cmp::Ordering::*;
+    // SAFETY: the write guard excludes other writers; the nodes on the
+    // tree and `node` are valid per the caller.
+    unsafe {
+        let rb = ptr::addr_of_mut!((*node).ns_node);
+        let rb_root = ptr::addr_of_mut!((*root).ns_rb);
+        let mut link: *mut *mut bindings::rb_node = ptr::addr_of_mut!((*rb_root).rb_node);
+        let mut parent = ptr::null_mut();
+        while !(*link).is_null() {
+            parent = *link;
+            link = match cmp(parent) {
+                Less => ptr::addr_of_mut!((*parent).rb_left),
+                Greater => ptr::addr_of_mut!((*parent).rb_right),
+                Equal => return Some(parent),
+            };
+        }
+        glue::nstree_rs_rb_link_node_rcu(rb, parent, link);
+        bindings::rb_insert_color(rb, rb_root);
+
+        // Keep the list in tree order: after the in-order predecessor.
+        let entry = ptr::addr_of_mut!((*node).ns_list_entry);
+        let prev = bindings::rb_prev(rb);
+        if prev.is_null() {
+            glue::nstree_rs_list_add_rcu(entry, ptr::addr_of_mut!((*root).ns_list_head));
+        } else {
+            let prev_node = kernel::container_of!(prev, bindings::ns_tree_node, ns_node);
+            glue::nstree_rs_list_add_rcu(entry, ptr::addr_of_mut!((*prev_node).ns_list_entry));
+        }
+    }
+    None
+}
+
+/// Removes `node` from the rbtree and the list (`ns_tree_node_del()`).
+///
+/// # Safety
+///
+/// `root` must be a valid root and `node` on it.
+pub(super) unsafe fn remove_node(
+    root: *mut bindings::ns_tree_root,
+    node: *mut bindings::ns_tree_node,
+    _w: &WriteGuard,
+) {
+    // SAFETY: the node is on this tree (caller) and writers are excluded
+    // (guard); RCU readers may still see it, which `list_bidir_del_rcu()`
+    // allows in both directions.
+    unsafe {
+        let rb = ptr::addr_of_mut!((*node).ns_node);
+        bindings::rb_erase(rb, ptr::addr_of_mut!((*root).ns_rb));
+        (*rb).__rb_parent_color = rb as usize;
+        glue::nstree_rs_list_bidir_del_rcu(ptr::addr_of_mut!((*node).ns_list_entry));
+    }
+}
+
+/// The root of one id-ordered namespace tree of kind `K`: `struct
+/// ns_tree_root`, an rbtree for lookups plus an RCU list in the same order
+/// for iteration.
 ///
 /// # Invariants
 ///
-/// The wrapped root is initialised; its rbtree and list hold the same
-/// `link` nodes of live namespaces in ascending id order; both are only
-/// modified with the [`WriteGuard`] held.
+/// The wrapped root is initialised; its rbtree and list hold the same `K`
+/// nodes of live namespaces in ascending id order; both are only modified
+/// with the [`WriteGuard`] held. A namespace leaves the tree only once no
+/// counted reference ([`NsRef`]) to it remains.
 #[repr(transparent)]
-pub(crate) struct TreeRoot(pub(super) Opaque<bindings::ns_tree_root>);
+pub(crate) struct TreeRoot<K: TreeKind> {
+    raw: Opaque<bindings::ns_tree_root>,
+    _kind: PhantomData<K>,
+}
 
 // SAFETY: all mutation goes through `&WriteGuard` methods (serialised by
 // the seqlock); readers follow the RCU list / seqlock rules.
-unsafe impl Sync for TreeRoot {}
+unsafe impl<K: TreeKind> Sync for TreeRoot<K> {}
 // SAFETY: see `Sync`.
-unsafe impl Send for TreeRoot {}
+unsafe impl<K: TreeKind> Send for TreeRoot<K> {}
 
-impl TreeRoot {
+impl<K: TreeKind> TreeRoot<K> {
     /// An empty root for a `static` located at `this` (the list head points
     /// to itself, so the address is needed at compile time).
-    pub(crate) const fn new_static(this: *const TreeRoot) -> TreeRoot {
+    pub(crate) const fn new_static(this: *const TreeRoot<K>) -> TreeRoot<K> {
         let head = this
             .cast::<u8>()
             .wrapping_add(core::mem::offset_of!(bindings::ns_tree_root, ns_list_head))
             .cast::<bindings::list_head>()
             .cast_mut();
-        TreeRoot(Opaque::new(bindings::ns_tree_root {
-            ns_rb: bindings::rb_root {
-                rb_node: ptr::null_mut(),
-            },
-            ns_list_head: bindings::list_head {
-                next: head,
-                prev: head,
-            },
-        }))
+        TreeRoot {
+            raw: Opaque::new(bindings::ns_tree_root {
+                ns_rb: bindings::rb_root {
+                    rb_node: ptr::null_mut(),
+                },
+                ns_list_head: bindings::list_head {
+                    next: head,
+                    prev: head,
+                },
+            }),
+            _kind: PhantomData,
+        }
+    }
+
+    /// An uninitialised root, to be set up with [`root_init`] in place.
+    #[cfg(CONFIG_KUNIT)]
+    pub(super) const fn uninit() -> TreeRoot<K> {
+        TreeRoot {
+            raw: Opaque::uninit(),
+            _kind: PhantomData,
+        }
     }
 
     /// Borrows a C tree root.
     ///
     /// # Safety
     ///
-    /// `ptr` must point to an initialised `struct ns_tree_root` valid for `'a`.
-    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ns_tree_root) -> &'a TreeRoot {
+    /// `ptr` must point to an initialised `struct ns_tree_root` that links
+    /// `K` nodes and upholds the type invariants for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ns_tree_root) -> &'a TreeRoot<K> {
         // SAFETY: transparent wrapper; validity per the caller.
-        unsafe { &*ptr.cast::<TreeRoot>() }
+        unsafe { &*ptr.cast::<TreeRoot<K>>() }
     }
 
+    /// The raw `struct ns_tree_root` pointer.
     #[inline]
-    fn rb_root(&self) -> *mut bindings::rb_root {
-        // SAFETY: projection within the valid root.
-        unsafe { ptr::addr_of_mut!((*self.0.get()).ns_rb) }
+    pub(crate) fn as_raw(&self) -> *mut bindings::ns_tree_root {
+        self.raw.get()
     }
 
     #[inline]
     fn head(&self) -> *mut bindings::list_head {
         // SAFETY: projection within the valid root.
-        unsafe { ptr::addr_of_mut!((*self.0.get()).ns_list_head) }
+        unsafe { ptr::addr_of_mut!((*self.as_raw()).ns_list_head) }
     }
 
-    /// Inserts the `node` (of some structure) ordered by `cmp`, which
-    /// compares the new node with an existing one. Returns the existing
-    /// node on a duplicate (and inserts nothing). This is
-    /// `ns_tree_node_add()`: `rb_find_add_rcu()` plus a sorted
-    /// `list_add_rcu()`.
+    /// A cursor at the list entry after `from` (the head for the first).
     ///
     /// # Safety
     ///
-    /// `node` must be valid, not on any tree, and stay valid until removed.
-    pub(super) unsafe fn insert_node(
-        &self,
-        node: *mut bindings::ns_tree_node,
-        mut cmp: impl FnMut(*mut bindings::rb_node) -> core::cmp::Ordering,
-        _w: &WriteGuard,
-    ) -> Option<*mut bindings::rb_node> {
-        use core::cmp::Ordering::*;
-        // SAFETY: the write guard excludes other writers; every node on the
-        // tree is valid (type invariant); `node` is valid per the caller.
-        unsafe {
-            let rb = ptr::addr_of_mut!((*node).ns_node);
-            let mut link: *mut *mut bindings::rb_node =
-                ptr::addr_of_mut!((*self.rb_root()).rb_node);
-            let mut parent = ptr::null_mut();
-            while !(*link).is_null() {
-                parent = *link;
-                link = match cmp(parent) {
-                    Less => ptr::addr_of_mut!((*parent).rb_left),
-                    Greater => ptr::addr_of_mut!((*parent).rb_right),
-                    Equal => return Some(parent),
-                };
-            }
-            glue::nstree_rs_rb_link_node_rcu(rb, parent, link);
-            bindings::rb_insert_color(rb, self.rb_root());
-
-            // Keep the list in tree order: after the in-order predecessor.
-            let entry = ptr::addr_of_mut!((*node).ns_list_entry);
-            let prev = bindings::rb_prev(rb);
-            if prev.is_null() {
-                glue::nstree_rs_list_add_rcu(entry, self.head());
+    /// `from` must be the list head or the `K` list entry of a namespace
+    /// that is on this list, or was within the current RCU grace period.
+    #[inline]
+    unsafe fn step<'r, 'g>(
+        &'r self,
+        from: *mut bindings::list_head,
+        next: bool,
+        _g: &'g Guard,
+    ) -> Option<Cursor<'r, 'g, K>> {
+        // SAFETY: `from` is a valid entry (caller); a deleted entry keeps
+        // both links (`list_bidir_del_rcu()`), which are published with
+        // `rcu_assign_pointer()` / `WRITE_ONCE()`.
+        let to = unsafe {
+            if next {
+                read_once(ptr::addr_of_mut!((*from).next))
             } else {
-                let off = core::mem::offset_of!(bindings::ns_tree_node, ns_node);
-                let prev_node = prev.cast::<u8>().sub(off).cast::<bindings::ns_tree_node>();
-                glue::nstree_rs_list_add_rcu(entry, ptr::addr_of_mut!((*prev_node).ns_list_entry));
+                read_once(ptr::addr_of_mut!((*from).prev))
             }
+        };
+        if ptr::eq(to, self.head()) {
+            return None;
         }
-        None
+        Some(Cursor {
+            root: self,
+            // SAFETY: entries on the list other than the head are `K`
+            // entries of namespaces that the RCU read-side section keeps
+            // valid (freed only after a grace period).
+            ns: unsafe { ns_of_list::<K>(to) },
+        })
     }
 
-    /// Removes `node` from the rbtree and the list (`ns_tree_node_del()`).
-    ///
-    /// # Safety
-    ///
-    /// `node` must be on this tree.
-    pub(super) unsafe fn remove_node(&self, node: *mut bindings::ns_tree_node, _w: &WriteGuard) {
-        // SAFETY: the node is on this tree (caller) and writers are
-        // excluded (guard); RCU readers may still see it, which
-        // `list_bidir_del_rcu()` allows in both directions.
-        unsafe {
-            let rb = ptr::addr_of_mut!((*node).ns_node);
-            bindings::rb_erase(rb, self.rb_root());
-            (*rb).__rb_parent_color = rb as usize;
-            glue::nstree_rs_list_bidir_del_rcu(ptr::addr_of_mut!((*node).ns_list_entry));
-        }
-    }
-
-    /// Inserts `ns` by id on the `link` tree. Returns `false` (and inserts
-    /// nothing) if the id is already there.
-    ///
-    /// The node must not be on a tree yet. That cannot be checked here: the
-    /// statically initialised boot-time namespaces (`NS_COMMON_INIT()`)
-    /// start with zeroed rbtree nodes, which do not look empty.
-    pub(crate) fn insert(&self, ns: &NsCommon, link: Link, w: &WriteGuard) -> bool {
-        let id = ns.id();
-        // SAFETY: `ns` is live and not on this `link` tree (callers add a
-        // namespace once, from its constructor); it
-        // stays live until `remove()` (namespaces leave the trees before
-        // they are freed, `__ns_tree_remove()`). Nodes on the tree are
-        // `link` nodes of live namespaces (invariant).
-        unsafe {
-            self.insert_node(
-                ns.node(link),
-                |other| id.cmp(&ns_of_rb(other, link).id()),
-                w,
-            )
-            .is_none()
-        }
-    }
-
-    /// Removes `ns` from the `link` tree, if it is on it.
-    pub(crate) fn remove(&self, ns: &NsCommon, link: Link, w: &WriteGuard) {
-        crate::vfs_warn_on_once!(!ns.on_tree(link));
-        if ns.on_tree(link) {
-            // SAFETY: on a tree, and by the callers' discipline on this one
-            // (a namespace's `link` node only ever joins the root derived
-            // from its type or owner).
-            unsafe { self.remove_node(ns.node(link), w) };
-        }
+    /// The first namespace on the list, under RCU.
+    pub(crate) fn first<'r, 'g>(&'r self, g: &'g Guard) -> Option<Cursor<'r, 'g, K>> {
+        // SAFETY: the head of this list.
+        unsafe { self.step(self.head(), true, g) }
     }
 
     /// Lockless lookup of `id` (`rb_find_rcu()`); may miss while a writer
-    /// rebalances, see [`read_retry`].
+    /// rebalances, see [`read_retry`](super::read_retry).
     #[inline]
-    pub(crate) fn find_rcu<'g>(&self, id: u64, link: Link, _g: &'g Guard) -> Option<&'g NsCommon> {
-        // SAFETY: under RCU, nodes reachable from the root stay valid until
-        // the grace period ends (namespaces are freed after one); child
+    pub(crate) fn find_rcu<'r, 'g>(&'r self, id: u64, _g: &'g Guard) -> Option<Cursor<'r, 'g, K>> {
+        // SAFETY: under RCU, nodes reachable from the root are `K` nodes of
+        // namespaces that stay valid until the grace period ends; child
         // links are read with READ_ONCE() as writers publish them with
         // rcu_assign_pointer()/WRITE_ONCE().
         unsafe {
-            let mut node = read_once(ptr::addr_of_mut!((*self.rb_root()).rb_node));
+            let mut node = read_once(ptr::addr_of_mut!((*self.as_raw()).ns_rb.rb_node));
             while !node.is_null() {
-                let ns = ns_of_rb(node, link);
+                let ns = ns_of_rb::<K>(node);
                 node = match id.cmp(&ns.id()) {
                     core::cmp::Ordering::Less => read_once(ptr::addr_of_mut!((*node).rb_left)),
                     core::cmp::Ordering::Greater => read_once(ptr::addr_of_mut!((*node).rb_right)),
-                    core::cmp::Ordering::Equal => return Some(ns),
+                    core::cmp::Ordering::Equal => return Some(Cursor { root: self, ns }),
                 };
             }
         }
@@ -281,25 +398,24 @@ impl TreeRoot {
     /// no writer rebalances it meanwhile; the result is bounded by the
     /// caller's RCU read-side section, which keeps it valid even if it
     /// leaves the tree once the lock is dropped: namespaces are freed after
-    /// a grace period, and a removed list entry keeps its `next`, so the
-    /// caller can still start a list walk from it.
-    pub(crate) fn first_after<'g>(
-        &self,
+    /// a grace period, and a removed list entry keeps its links, so a walk
+    /// can still go on from it.
+    pub(crate) fn first_after<'r, 'g>(
+        &'r self,
         id: u64,
-        link: Link,
         _g: &'g Guard,
-    ) -> Option<&'g NsCommon> {
+    ) -> Option<Cursor<'r, 'g, K>> {
         let _r = ReadGuard::lock();
         let mut best = None;
         // SAFETY: with the lock held the tree is stable and all its nodes
-        // are `link` nodes of live namespaces (type invariant); each stays
+        // are `K` nodes of live namespaces (type invariant); each stays
         // valid for `'g` as it cannot be freed before the RCU section ends.
         unsafe {
-            let mut node = (*self.rb_root()).rb_node;
+            let mut node = (*self.as_raw()).ns_rb.rb_node;
             while !node.is_null() {
-                let ns = ns_of_rb(node, link);
+                let ns = ns_of_rb::<K>(node);
                 if id < ns.id() {
-                    best = Some(ns);
+                    best = Some(Cursor { root: self, ns });
                     node = (*node).rb_left;
                 } else {
                     node = (*node).rb_right;
@@ -309,63 +425,151 @@ impl TreeRoot {
         best
     }
 
-    /// The list entry after `cur` (or the first, for `None`), under RCU.
-    #[inline]
-    pub(crate) fn next_rcu<'g>(
-        &self,
-        cur: Option<&NsCommon>,
-        link: Link,
-        _g: &'g Guard,
-    ) -> Option<&'g NsCommon> {
-        let from = match cur {
-            // SAFETY: `cur` is a live namespace whose `link` node is (or
-            // was, within this grace period) on this list; a deleted entry
-            // keeps its `next`, as RCU lists guarantee.
-            Some(ns) => unsafe { ptr::addr_of_mut!((*ns.node(link)).ns_list_entry) },
-            None => self.head(),
-        };
-        // SAFETY: `from` is a valid list entry (above); `next` is
-        // published with rcu_assign_pointer().
-        let next = unsafe { read_once(ptr::addr_of_mut!((*from).next)) };
-        if ptr::eq(next, self.head()) {
-            return None;
+    /// Inserts `ns` by id. Returns `false` (and inserts nothing) if the id
+    /// is already on the tree.
+    ///
+    /// # Safety
+    ///
+    /// The `K` node of `ns` must be on no tree, and `ns` must stay live
+    /// until it is removed from this tree with [`TreeRoot::remove`].
+    ///
+    /// (Whether the node is on a tree cannot be checked: the statically
+    /// initialised boot-time namespaces, `NS_COMMON_INIT()`, start with
+    /// zeroed rbtree nodes, which do not look empty.)
+    pub(crate) unsafe fn insert(&self, ns: &NsCommon, w: &WriteGuard) -> bool {
+        let id = ns.id();
+        // SAFETY: the root is valid and holds `K` nodes of live namespaces
+        // (type invariant), which `cmp` maps back with `ns_of_rb::<K>`;
+        // `ns` is off-tree and stays live per the caller.
+        unsafe {
+            insert_node(
+                self.as_raw(),
+                ns.node::<K>(),
+                |other| id.cmp(&ns_of_rb::<K>(other).id()),
+                w,
+            )
+            .is_none()
         }
-        // SAFETY: entries on the list other than the head are `link`
-        // entries of namespaces kept valid by the RCU read-side section.
-        Some(unsafe { ns_of_list(next, link) })
     }
 
-    /// The list entry before `cur`, under RCU (`list_bidir_prev_rcu()`).
-    pub(crate) fn prev_rcu<'g>(
-        &self,
-        cur: &NsCommon,
-        link: Link,
-        _g: &'g Guard,
-    ) -> Option<&'g NsCommon> {
-        // SAFETY: as in `next_rcu()`; `list_bidir_del_rcu()` keeps `prev`
-        // valid for readers, and `prev` is written with WRITE_ONCE().
-        let prev = unsafe {
-            read_once(ptr::addr_of_mut!(
-                (*ptr::addr_of_mut!((*cur.node(link)).ns_list_entry)).prev
-            ))
-        };
-        if ptr::eq(prev, self.head()) {
-            return None;
+    /// Removes `ns`, if its `K` node is on a tree.
+    ///
+    /// # Safety
+    ///
+    /// If the `K` node of `ns` is on a tree, it is on this one; and no
+    /// counted reference ([`NsRef`]) to `ns` remains (a counted reference
+    /// keeps a namespace on its trees: [`Held`] relies on it).
+    pub(crate) unsafe fn remove(&self, ns: &NsCommon, w: &WriteGuard) {
+        crate::vfs_warn_on_once!(!ns.on_tree::<K>());
+        if ns.on_tree::<K>() {
+            // SAFETY: on a tree, and on this one per the caller.
+            unsafe { remove_node(self.as_raw(), ns.node::<K>(), w) };
         }
-        // SAFETY: as in `next_rcu()`.
-        Some(unsafe { ns_of_list(prev, link) })
+    }
+}
+
+/// A place on the list of a [`TreeRoot<K>`], reached under the RCU guard
+/// of lifetime `'g`: a namespace that is on that list, or was within the
+/// grace period (a removed entry keeps its links).
+///
+/// Only a root makes cursors, so stepping from a cursor always walks the
+/// list it came from and stops at that list's head.
+pub(crate) struct Cursor<'r, 'g, K: TreeKind> {
+    root: &'r TreeRoot<K>,
+    ns: &'g NsCommon,
+}
+
+impl<K: TreeKind> Clone for Cursor<'_, '_, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K: TreeKind> Copy for Cursor<'_, '_, K> {}
+
+impl<'r, 'g, K: TreeKind> Cursor<'r, 'g, K> {
+    /// A cursor at `ns` on `root`.
+    ///
+    /// # Safety
+    ///
+    /// The `K` node of `ns` must be on `root`'s list, or have been within
+    /// the RCU grace period that `g` is in.
+    pub(super) unsafe fn from_raw(root: &'r TreeRoot<K>, ns: &'g NsCommon, _g: &'g Guard) -> Self {
+        Cursor { root, ns }
+    }
+
+    /// The namespace.
+    #[inline]
+    pub(crate) fn ns(&self) -> &'g NsCommon {
+        self.ns
+    }
+
+    /// The next namespace on the list (`list_next_rcu()`).
+    #[inline]
+    pub(crate) fn next(&self, g: &'g Guard) -> Option<Self> {
+        // SAFETY: the cursor's namespace is (or was, within the grace
+        // period) on this root's list (type invariant).
+        unsafe { self.root.step(self.entry(), true, g) }
+    }
+
+    /// The previous namespace on the list (`list_bidir_prev_rcu()`).
+    pub(crate) fn prev(&self, g: &'g Guard) -> Option<Self> {
+        // SAFETY: as in `next()`; `list_bidir_del_rcu()` keeps `prev`
+        // valid for readers, and `prev` is written with WRITE_ONCE().
+        unsafe { self.root.step(self.entry(), false, g) }
+    }
+
+    #[inline]
+    fn entry(&self) -> *mut bindings::list_head {
+        // SAFETY: projection within the valid node of the valid namespace.
+        unsafe { ptr::addr_of_mut!((*self.ns.node::<K>()).ns_list_entry) }
+    }
+
+    /// Keeps this place beyond the RCU read-side section by taking a
+    /// counted reference; `None` if the namespace is being freed (its
+    /// count already dropped to zero, so it is leaving the tree).
+    pub(crate) fn hold(&self) -> Option<Held<'r, K>> {
+        NsRef::try_get(self.ns).map(|ns| Held {
+            root: self.root,
+            ns,
+        })
+    }
+}
+
+/// A place on the list of a [`TreeRoot<K>`] that outlives RCU read-side
+/// sections: a namespace proven on that list by the [`Cursor`] it was
+/// taken from, kept there by the counted reference the `Held` owns (a
+/// namespace leaves its trees only once no counted reference remains).
+pub(crate) struct Held<'r, K: TreeKind> {
+    root: &'r TreeRoot<K>,
+    ns: NsRef,
+}
+
+impl<'r, K: TreeKind> Held<'r, K> {
+    /// A cursor at the held place, under a new RCU read-side section.
+    #[inline]
+    pub(crate) fn resume<'g>(&'g self, _g: &'g Guard) -> Cursor<'r, 'g, K> {
+        // INVARIANT: the namespace was on the root's list when the cursor
+        // it was taken from found it, and is still there: it cannot leave
+        // its trees while the counted reference is held (type invariant of
+        // `TreeRoot`).
+        Cursor {
+            root: self.root,
+            ns: self.ns.ns(),
+        }
     }
 }
 
 /// The unified tree of all namespaces.
-pub(crate) static NS_UNIFIED_ROOT: TreeRoot = TreeRoot::new_static(ptr::addr_of!(NS_UNIFIED_ROOT));
+pub(crate) static NS_UNIFIED_ROOT: TreeRoot<Unified> =
+    TreeRoot::new_static(ptr::addr_of!(NS_UNIFIED_ROOT));
 
 /// The per-type root for a `CLONE_NEW*` flag.
 ///
 /// The per-type roots are C data (`nstree_glue.c`): `include/linux/nstree.h`
 /// declares them and `to_ns_tree()` names them, and `net_ns_tree` is
 /// exported to modules, as in `kernel/nstree.c`.
-pub(crate) fn type_root(ns_type: u32) -> Option<&'static TreeRoot> {
+pub(crate) fn type_root(ns_type: u32) -> Option<&'static TreeRoot<ByType>> {
     // Taking the address of an extern static does not access it.
     let root = match ns_type {
         bindings::CLONE_NEWCGROUP => ptr::addr_of_mut!(bindings::cgroup_ns_tree),
@@ -378,7 +582,61 @@ pub(crate) fn type_root(ns_type: u32) -> Option<&'static TreeRoot> {
         bindings::CLONE_NEWTIME => ptr::addr_of_mut!(bindings::time_ns_tree),
         _ => return None,
     };
-    // SAFETY: the roots are statically initialised, live forever, and are
-    // only accessed through `TreeRoot`'s locked or RCU methods.
+    // SAFETY: the roots are statically initialised, live forever, link
+    // `ns_tree_node`s of their type and are only accessed through
+    // `TreeRoot`'s locked or RCU methods.
     Some(unsafe { TreeRoot::from_raw(root) })
+}
+
+/// Puts `ns` on its type tree `root`, the unified tree and its owner's
+/// tree (`__ns_tree_add_raw()`).
+///
+/// # Safety
+///
+/// `ns` must be a live namespace with an id, on no tree yet, that is
+/// removed with [`remove`] before it is freed, and only once no counted
+/// reference to it remains; `root` must be the tree of its type.
+pub(crate) unsafe fn add(ns: &NsCommon, root: &TreeRoot<ByType>) {
+    crate::vfs_warn_on_once!(ns.id() == 0);
+    crate::vfs_warn_on_once!(!type_root(ns.ns_type()).is_some_and(|r| ptr::eq(r, root)));
+    let owner = ns.owner();
+    if let Some(o) = owner {
+        crate::vfs_warn_on_once!(o.ns_type() != crate::req::ns_type::USER);
+    } else {
+        // Only the initial user namespace has no owner.
+        crate::vfs_warn_on_once!(ns.has_ops() && !ns.is_init_user_ns());
+    }
+
+    let w = WriteGuard::lock();
+    // SAFETY: each node of `ns` is off-tree and `ns` stays live until
+    // `remove()` (caller); each root is of the node's kind.
+    let fresh = unsafe { root.insert(ns, &w) };
+    // SAFETY: as above.
+    unsafe { NS_UNIFIED_ROOT.insert(ns, &w) };
+    if let Some(o) = owner {
+        // SAFETY: as above.
+        unsafe { o.owner_root().insert(ns, &w) };
+    }
+    crate::vfs_warn_on_once!(!fresh);
+}
+
+/// Takes `ns` off all its trees (`__ns_tree_remove()`).
+///
+/// # Safety
+///
+/// `ns` must have been put on its trees with [`add`] and `root`, and no
+/// counted reference to it may remain (its `__ns_ref` dropped to zero).
+pub(crate) unsafe fn remove(ns: &NsCommon, root: &TreeRoot<ByType>) {
+    crate::vfs_warn_on_once!(!ns.on_tree::<ByType>());
+    let owner = ns.owner();
+    let w = WriteGuard::lock();
+    // SAFETY: `add()` put each node of `ns` on these very roots, and no
+    // counted reference remains (caller).
+    unsafe {
+        root.remove(ns, &w);
+        NS_UNIFIED_ROOT.remove(ns, &w);
+        if let Some(o) = owner {
+            o.owner_root().remove(ns, &w);
+        }
+    }
 }

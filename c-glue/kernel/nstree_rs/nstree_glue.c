@@ -12,10 +12,12 @@
  */
 
 #include <linux/build_bug.h>
+#include <linux/init.h>
 #include <linux/export.h>
 #include <linux/ns_common.h>
 #include <linux/nstree.h>
 #include <linux/nstree_rs.h>
+#include <linux/printk.h>
 #include <linux/proc_ns.h>
 #include <linux/rculist.h>
 #include <linux/rbtree.h>
@@ -171,6 +173,14 @@ void nstree_rs_cond_resched(void)
 {
 	cond_resched();
 }
+
+static int __init nstree_rs_banner(void)
+{
+	pr_info("nstree_rs: Rust nstree in use: %zu namespaces on the unified tree\n",
+		nstree_rs_nr_namespaces());
+	return 0;
+}
+late_initcall(nstree_rs_banner);
 
 SYSCALL_DEFINE4(listns, const struct ns_id_req __user *, req,
 		u64 __user *, ns_ids, size_t, nr_ns_ids, unsigned int, flags)

@@ -7,7 +7,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use nstree_host::cascade::{get_active, put_active, Active, ActiveNode, Pinned};
+use nstree_host::cascade::{get_active, put_active, Active, ActiveNode, Counted};
 use nstree_host::req::ns_type;
 use nstree_host::system::{Kind, ModelNs, System};
 
@@ -165,7 +165,7 @@ impl Drop for PlainRef {
     }
 }
 
-impl Pinned for PlainRef {
+impl Counted for PlainRef {
     type Node = ModelNs;
 
     fn node(&self) -> &ModelNs {
