@@ -42,22 +42,6 @@ pub(crate) use test_tree::TestTree;
 pub(crate) use tree::{type_root, ByOwner, Held, TreeKind, TreeRoot, Unified, NS_UNIFIED_ROOT};
 pub(crate) use user::{read_request, IdBatch, NsIdReq, UserIds};
 
-/// The C glue in `nstree_glue.c`: thin wrappers around macros and inline
-/// functions that Rust cannot call directly. Their Rust declarations are
-/// bindgen's, from the prototypes in `include/linux/nstree_rs.h`, so they
-/// cannot drift from the C definitions.
-mod glue {
-    pub(super) use kernel::bindings::{
-        nstree_rs_access_ok, nstree_rs_cond_resched, nstree_rs_copy_struct_from_user,
-        nstree_rs_get_user_u32, nstree_rs_list_add_rcu, nstree_rs_list_bidir_del_rcu,
-        nstree_rs_need_resched, nstree_rs_ns_owner, nstree_rs_ns_put,
-        nstree_rs_ns_ref_inc_not_zero, nstree_rs_put_user_u64, nstree_rs_rb_link_node_rcu,
-        nstree_rs_rcu_read_lock_held, nstree_rs_read_lock_excl, nstree_rs_read_seqbegin,
-        nstree_rs_read_seqretry, nstree_rs_read_unlock_excl, nstree_rs_write_lock,
-        nstree_rs_write_unlock,
-    };
-}
-
 /// Byte offset of the anonymous `struct ns_tree` inside `struct ns_common`.
 ///
 /// `struct ns_tree` is an anonymous member of `struct ns_common`

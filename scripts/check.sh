@@ -9,7 +9,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 fail=0
 declare -A verdict
 
-rs=("$REPO"/rust/*.rs "$REPO"/rust/ffi/*.rs)
+rs=("$REPO"/rust/*.rs "$REPO"/rust/ffi/*.rs "$REPO"/rust/ffi/exports/*.rs)
 if rustfmt --edition 2021 --config-path "$PRISTINE/.rustfmt.toml" --check "${rs[@]}" >"$LOGS/rustfmt.log" 2>&1; then
 	verdict[rustfmt]=clean
 else
@@ -59,11 +59,12 @@ if [ -z "$out" ]; then verdict[checkpatch-c]=clean; rm -f "$LOGS/checkpatch-c.lo
 	verdict[checkpatch-c]="$(grep -cE '^(ERROR|WARNING|CHECK)' <<<"$out") findings (see $LOGS/checkpatch-c.log)"; fail=1
 fi
 
-unsafe_blocks=$(grep -c 'unsafe {' "${rs[@]}" | awk -F: '{s+=$2} END {print s}')
-safety=$(grep -c '// SAFETY:' "${rs[@]}" | awk -F: '{s+=$2} END {print s}')
-outside=$(grep -l 'unsafe' $(ls "${rs[@]}" | grep -v '/ffi') 2>/dev/null | xargs -r grep -l 'unsafe {' | wc -l)
+# Every unsafe block/impl with a SAFETY comment, every unsafe fn with a
+# Safety section, unsafe only under rust/ffi/, no safe fn with a duty.
+unsafe_out=$(python3 "$REPO/scripts/check-unsafe.py" "${rs[@]}")
+[ $? = 0 ] || fail=1
 echo
 echo "=== check ==="
 for k in rustfmt clippy checkpatch-series checkpatch-c; do printf '%-18s %s\n' "$k" "${verdict[$k]}"; done
-printf '%-18s %s\n' unsafe "$unsafe_blocks unsafe blocks, $safety SAFETY comments, $outside files outside ffi/ with unsafe blocks"
+echo "$unsafe_out"
 exit $fail

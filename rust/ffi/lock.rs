@@ -4,8 +4,7 @@
 //! The namespace tree lock and the RCU/scheduler primitives.
 
 use core::marker::PhantomData;
-
-use super::glue;
+use kernel::bindings;
 
 /// The namespace tree lock (`ns_tree_lock`) held for writing.
 ///
@@ -17,7 +16,7 @@ impl WriteGuard {
     /// `write_seqlock(&ns_tree_lock)`.
     pub(crate) fn lock() -> WriteGuard {
         // SAFETY: the glue takes the static seqlock; released on drop.
-        unsafe { glue::nstree_rs_write_lock() };
+        unsafe { bindings::nstree_rs_write_lock() };
         WriteGuard(PhantomData)
     }
 }
@@ -37,7 +36,7 @@ impl WriteGuard {
 impl Drop for WriteGuard {
     fn drop(&mut self) {
         // SAFETY: this guard holds the write side.
-        unsafe { glue::nstree_rs_write_unlock() };
+        unsafe { bindings::nstree_rs_write_unlock() };
     }
 }
 
@@ -50,7 +49,7 @@ impl ReadGuard {
     /// `read_seqlock_excl(&ns_tree_lock)`.
     pub(crate) fn lock() -> ReadGuard {
         // SAFETY: the glue takes the static seqlock; released on drop.
-        unsafe { glue::nstree_rs_read_lock_excl() };
+        unsafe { bindings::nstree_rs_read_lock_excl() };
         ReadGuard(PhantomData)
     }
 }
@@ -58,7 +57,7 @@ impl ReadGuard {
 impl Drop for ReadGuard {
     fn drop(&mut self) {
         // SAFETY: this guard holds the exclusive read side.
-        unsafe { glue::nstree_rs_read_unlock_excl() };
+        unsafe { bindings::nstree_rs_read_unlock_excl() };
     }
 }
 
@@ -68,10 +67,10 @@ impl Drop for ReadGuard {
 pub(crate) fn read_retry<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
     loop {
         // SAFETY: reading the sequence count of the static seqlock.
-        let seq = unsafe { glue::nstree_rs_read_seqbegin() };
+        let seq = unsafe { bindings::nstree_rs_read_seqbegin() };
         let r = f();
         // SAFETY: as above.
-        if r.is_some() || !unsafe { glue::nstree_rs_read_seqretry(seq) } {
+        if r.is_some() || !unsafe { bindings::nstree_rs_read_seqretry(seq) } {
             return r;
         }
     }
@@ -80,18 +79,18 @@ pub(crate) fn read_retry<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
 /// Whether the caller is in an RCU read-side critical section (lockdep).
 pub(crate) fn rcu_read_lock_held() -> bool {
     // SAFETY: no preconditions.
-    unsafe { glue::nstree_rs_rcu_read_lock_held() }
+    unsafe { bindings::nstree_rs_rcu_read_lock_held() }
 }
 
 /// Whether the scheduler wants the CPU back.
 pub(crate) fn need_resched() -> bool {
     // SAFETY: no preconditions.
-    unsafe { glue::nstree_rs_need_resched() }
+    unsafe { bindings::nstree_rs_need_resched() }
 }
 
 /// Lets the scheduler run (`cond_resched()`); must not be in an atomic or
 /// RCU read-side section.
 pub(crate) fn cond_resched() {
     // SAFETY: callers hold no spinlock and no RCU read lock.
-    unsafe { glue::nstree_rs_cond_resched() };
+    unsafe { bindings::nstree_rs_cond_resched() };
 }

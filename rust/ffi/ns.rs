@@ -11,8 +11,6 @@ use kernel::sync::atomic::{Atomic, Full, Relaxed};
 use kernel::sync::Refcount;
 use kernel::types::Opaque;
 
-use super::glue;
-use super::tree::{ByOwner, TreeRoot};
 use super::{NS_LAST_INIT_ID, NS_TREE_OFFSET};
 use crate::cascade::ActiveNode;
 
@@ -168,7 +166,7 @@ impl NsCommon {
         }
         // SAFETY: `ops` is set, so `ops->owner` is a valid callback
         // (the glue calls it); it returns the owning user namespace.
-        let user_ns = unsafe { glue::nstree_rs_ns_owner(self.as_ptr()) };
+        let user_ns = unsafe { bindings::nstree_rs_ns_owner(self.as_ptr()) };
         if user_ns.is_null() {
             return None;
         }
@@ -190,14 +188,6 @@ impl NsCommon {
         ptr::eq(self.as_ptr(), unsafe {
             ptr::addr_of_mut!(bindings::init_user_ns.ns)
         })
-    }
-
-    /// The tree of namespaces owned by this (user) namespace.
-    pub(crate) fn owner_root(&self) -> &TreeRoot<ByOwner> {
-        // SAFETY: `ns_owner_root` is embedded in the valid namespace,
-        // initialised by `ns_common_init()` (or statically), lives as long
-        // as it, and links the `ns_owner_node`s of the namespaces it owns.
-        unsafe { TreeRoot::from_raw(ptr::addr_of_mut!((*self.tree()).ns_owner_root)) }
     }
 
     /// Whether the caller's task uses this namespace (`is_current_namespace()`).
@@ -267,7 +257,7 @@ impl NsRef {
     pub(crate) fn try_get(ns: &NsCommon) -> Option<NsRef> {
         // Initial namespaces are never freed and their count is fixed.
         // SAFETY: `ns` is valid; the glue does refcount_inc_not_zero().
-        if ns.is_initial() || unsafe { glue::nstree_rs_ns_ref_inc_not_zero(ns.as_ptr()) } {
+        if ns.is_initial() || unsafe { bindings::nstree_rs_ns_ref_inc_not_zero(ns.as_ptr()) } {
             // INVARIANT: we own the count we just took.
             Some(NsRef {
                 ns: NonNull::from(ns),
@@ -292,7 +282,7 @@ impl Drop for NsRef {
             return;
         }
         // SAFETY: we own one count, which `ops->put()` consumes.
-        unsafe { glue::nstree_rs_ns_put(self.ns.as_ptr().cast()) };
+        unsafe { bindings::nstree_rs_ns_put(self.ns.as_ptr().cast()) };
     }
 }
 

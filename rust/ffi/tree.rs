@@ -18,7 +18,6 @@ use kernel::bindings;
 use kernel::sync::rcu::Guard;
 use kernel::types::Opaque;
 
-use super::glue;
 use super::lock::{ReadGuard, WriteGuard};
 use super::ns::{NsCommon, NsRef};
 
@@ -121,6 +120,21 @@ impl NsCommon {
         // SAFETY: the node belongs to the valid namespace.
         !unsafe { node_empty(self.node::<K>()) }
     }
+
+    /// The tree of namespaces owned by this (user) namespace.
+    pub(crate) fn owner_root(&self) -> &TreeRoot<ByOwner> {
+        // SAFETY: `ns_owner_root` is embedded in the valid namespace,
+        // initialised by `ns_common_init()` (or statically), lives as long
+        // as it, and links the `ns_owner_node`s of the namespaces it owns.
+        unsafe {
+            TreeRoot::from_raw(
+                self.as_ptr()
+                    .cast::<u8>()
+                    .wrapping_add(bindings::NSTREE_RS_NS_OWNER_ROOT_OFFSET)
+                    .cast(),
+            )
+        }
+    }
 }
 
 /// The namespace whose node of kind `K` is `node` (`container_of()`).
@@ -214,17 +228,17 @@ pub(super) unsafe fn insert_node(
                 Equal => return Some(parent),
             };
         }
-        glue::nstree_rs_rb_link_node_rcu(rb, parent, link);
+        bindings::nstree_rs_rb_link_node_rcu(rb, parent, link);
         bindings::rb_insert_color(rb, rb_root);
 
         // Keep the list in tree order: after the in-order predecessor.
         let entry = ptr::addr_of_mut!((*node).ns_list_entry);
         let prev = bindings::rb_prev(rb);
         if prev.is_null() {
-            glue::nstree_rs_list_add_rcu(entry, ptr::addr_of_mut!((*root).ns_list_head));
+            bindings::nstree_rs_list_add_rcu(entry, ptr::addr_of_mut!((*root).ns_list_head));
         } else {
             let prev_node = kernel::container_of!(prev, bindings::ns_tree_node, ns_node);
-            glue::nstree_rs_list_add_rcu(entry, ptr::addr_of_mut!((*prev_node).ns_list_entry));
+            bindings::nstree_rs_list_add_rcu(entry, ptr::addr_of_mut!((*prev_node).ns_list_entry));
         }
     }
     None
@@ -247,7 +261,7 @@ pub(super) unsafe fn remove_node(
         let rb = ptr::addr_of_mut!((*node).ns_node);
         bindings::rb_erase(rb, ptr::addr_of_mut!((*root).ns_rb));
         (*rb).__rb_parent_color = rb as usize;
-        glue::nstree_rs_list_bidir_del_rcu(ptr::addr_of_mut!((*node).ns_list_entry));
+        bindings::nstree_rs_list_bidir_del_rcu(ptr::addr_of_mut!((*node).ns_list_entry));
     }
 }
 

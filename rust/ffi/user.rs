@@ -10,8 +10,6 @@ use kernel::bindings;
 use kernel::error::{code, Error, Result};
 use kernel::uaccess::UserPtr;
 
-use super::glue;
-
 /// `struct ns_id_req`, read from user space.
 pub(crate) type NsIdReq = bindings::ns_id_req;
 
@@ -23,8 +21,9 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
     let mut size = 0u32;
     // SAFETY: `size` is a valid destination; `get_user()` checks the
     // user address and handles faults.
-    if unsafe { glue::nstree_rs_get_user_u32(ptr::addr_of_mut!(size), req.as_const_ptr().cast()) }
-        != 0
+    if unsafe {
+        bindings::nstree_rs_get_user_u32(ptr::addr_of_mut!(size), req.as_const_ptr().cast())
+    } != 0
     {
         return Err(code::EFAULT);
     }
@@ -34,7 +33,7 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
     // SAFETY: `kreq` is a valid destination of `size_of::<NsIdReq>()`
     // bytes; the source is a user pointer, checked by the callee.
     let ret = unsafe {
-        glue::nstree_rs_copy_struct_from_user(
+        bindings::nstree_rs_copy_struct_from_user(
             ptr::addr_of_mut!(kreq).cast(),
             core::mem::size_of::<NsIdReq>(),
             req.as_const_ptr(),
@@ -65,7 +64,7 @@ impl UserIds {
         let len = nr * core::mem::size_of::<u64>();
         // SAFETY: `access_ok()` only checks the range against the user
         // address space limit.
-        if !unsafe { glue::nstree_rs_access_ok(ids.as_const_ptr(), len) } {
+        if !unsafe { bindings::nstree_rs_access_ok(ids.as_const_ptr(), len) } {
             return Err(code::EFAULT);
         }
         Ok(UserIds {
@@ -86,7 +85,7 @@ impl UserIds {
         let slot = self.ids.wrapping_add(self.len);
         // SAFETY: `slot` is within the range that passed `access_ok()`
         // (invariant, `len < cap`); `put_user()` handles faults.
-        if unsafe { glue::nstree_rs_put_user_u64(slot, id) } != 0 {
+        if unsafe { bindings::nstree_rs_put_user_u64(slot, id) } != 0 {
             return Err(code::EFAULT);
         }
         self.len += 1;

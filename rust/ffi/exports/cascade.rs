@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Copyright (c) 2026 nstree-rs developers
+
+//! The C entry points of the active reference count: what
+//! `include/linux/ns_common.h` declares next to `__ns_ref_active_read()`.
+//! The C callers (nsproxy, cred, pid, nsfs, owned namespaces) own every
+//! active reference in the kernel; these functions are where their
+//! references cross into Rust, untyped.
+
+use core::ptr;
+
+use kernel::bindings;
+use kernel::prelude::export;
+
+use crate::ffi::ns::{may_see_all, NsCommon};
+
+/// `ns_owner()`: the owning user namespace unless it is `init_user_ns`.
+///
+/// # Safety
+///
+/// `ns` must be live.
+#[export]
+pub(crate) unsafe extern "C" fn ns_owner(ns: *mut bindings::ns_common) -> *mut bindings::ns_common {
+    // SAFETY: per the function's contract.
+    let ns = unsafe { NsCommon::from_raw(ns) };
+    crate::active::ns_owner(ns).map_or(ptr::null_mut(), |o| o.as_ptr())
+}
+
+/// `__ns_ref_active_get()`: takes an active reference, resurrecting the
+/// owner chain if the namespace was inactive.
+///
+/// # Safety
+///
+/// `ns` must be live (the caller holds `__ns_ref`).
+#[export]
+pub(crate) unsafe extern "C" fn __ns_ref_active_get(ns: *mut bindings::ns_common) {
+    // SAFETY: per the function's contract.
+    crate::cascade::get_active(unsafe { NsCommon::from_raw(ns) });
+}
+
+/// `__ns_ref_active_put()`: drops an active reference, cascading up the
+/// owner chain when it was the last one.
+///
+/// # Safety
+///
+/// `ns` must be live and the caller must own the active reference.
+#[export]
+pub(crate) unsafe extern "C" fn __ns_ref_active_put(ns: *mut bindings::ns_common) {
+    // SAFETY: per the function's contract.
+    crate::cascade::put_active(unsafe { NsCommon::from_raw(ns) });
+}
+
+/// `may_see_all_namespaces()`.
+///
+/// # Safety
+///
+/// None: `unsafe` only because `#[export]` checks the definition against
+/// bindgen's declaration, whose functions are all `unsafe`.
+#[export]
+pub(crate) unsafe extern "C" fn may_see_all_namespaces() -> bool {
+    may_see_all()
+}

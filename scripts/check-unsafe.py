@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""check-unsafe.py FILE...: the crate's unsafe-code rules, file by file.
+
+- every `unsafe {` block and `unsafe impl` is preceded by a `// SAFETY:`
+  comment (on the lines just above it, or earlier on the same statement);
+- every `unsafe fn` has a `# Safety` section in its doc comment;
+- `unsafe` appears only under rust/ffi/ (other modules forbid it);
+- no safe fn's doc comment puts a duty on its caller ("the caller must",
+  "must be called", "caller guarantees"): such a precondition makes the
+  fn `unsafe`.
+
+Prints one line per finding and a summary; exits 1 on findings.
+"""
+
+import re
+import sys
+
+SAFE_FN = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?(const\s+)?fn\s")
+UNSAFE_FN = re.compile(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\s")
+DUTY = re.compile(r"caller must|must be called|caller guarantees|callers must", re.I)
+
+
+def doc_above(lines, i):
+    """The doc comment and attributes directly above line i."""
+    doc = []
+    j = i - 1
+    while j >= 0 and (lines[j].strip().startswith("///") or lines[j].strip().startswith("#[")):
+        doc.append(lines[j].strip())
+        j -= 1
+    return "\n".join(reversed(doc))
+
+
+def main(paths):
+    findings = []
+    blocks = safety = 0
+    for path in paths:
+        lines = open(path).read().split("\n")
+        in_ffi = "/ffi/" in path or path.endswith("/ffi.rs")
+        for i, line in enumerate(lines):
+            code = line.split("//")[0]
+            if re.search(r"\bunsafe\b", code) and not in_ffi:
+                findings.append(f"{path}:{i + 1}: unsafe outside rust/ffi/")
+            if "// SAFETY:" in line:
+                safety += 1
+            if re.search(r"\bunsafe\s*\{", code) or re.search(r"\bunsafe\s+impl\b", code):
+                blocks += 1
+                # Look back over the statement: up to 12 lines, stop at a
+                # blank line or a line ending a previous statement/block.
+                ok = False
+                for j in range(i, max(-1, i - 12), -1):
+                    if "// SAFETY:" in lines[j]:
+                        ok = True
+                        break
+                    if j < i and (not lines[j].strip() or lines[j].rstrip().endswith(("}", ";"))
+                                  and not lines[j].strip().startswith("//")):
+                        break
+                if not ok:
+                    findings.append(f"{path}:{i + 1}: unsafe without a SAFETY comment")
+            if UNSAFE_FN.search(code):
+                if "# Safety" not in doc_above(lines, i):
+                    findings.append(f"{path}:{i + 1}: unsafe fn without a # Safety section")
+            elif SAFE_FN.match(code) and DUTY.search(doc_above(lines, i)):
+                findings.append(f"{path}:{i + 1}: safe fn whose doc puts a duty on the caller")
+    for f in findings:
+        print(f)
+    print(f"unsafe: {blocks} unsafe blocks/impls, {safety} SAFETY comments, "
+          f"{len(findings)} findings")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
