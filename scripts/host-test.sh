@@ -3,16 +3,23 @@
 # host-test.sh [--tap FILE]: the host tests of the crate's pure logic
 # (rust/host: cascade.rs and req.rs compiled from the very files the kernel
 # compiles, driven by models of the namespace system and of listns()),
-# with `cargo test --locked` and the rustup toolchain in ~/.cargo/bin.
+# with `cargo test --locked` and the rustup toolchain in ~/.cargo/bin;
+# then the loom model checking of the cascade (tests/loom_cascade.rs),
+# a second `cargo test` built with RUSTFLAGS="--cfg loom".
 #
-# Build output goes to $NSTREE_CACHE/host-target, never into the repo, so
-# a second run only runs the tests. With --tap, FILE gets one TAP line per
-# Rust test ("suite::name"). Exits non-zero if anything failed, a build
-# failure included.
+# Build output goes to $NSTREE_CACHE/host-target (the loom build's to
+# host-target-loom, so that neither rebuilds the other), never into the
+# repo, so a second run only runs the tests. With --tap, FILE gets one TAP
+# line per Rust test ("suite::name"), loom's included, and a comment line
+# per loom scenario with the interleavings it explored. Exits non-zero if
+# anything failed, a build failure included.
 #
 #   PROPTEST_CASES     cases per property test (default 1024)
 #   PROPTEST_RNG_SEED  seed of every property test (default: random; it is
 #                      printed, so a failing run can be repeated exactly)
+#   LOOM_MAX_PREEMPTIONS  preemption bound of the one loom scenario too
+#                      large to explore fully (default 4; the others are
+#                      always exhaustive)
 #   CARGO              cargo to use (default ~/.cargo/bin/cargo)
 #
 # Not sourcing env.sh on purpose: it points RUSTC at the kernel's rustc
@@ -26,7 +33,7 @@ tap=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tap) [ $# -ge 2 ] || die "--tap needs a file"; tap=$2; shift 2 ;;
-	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (usage: host-test.sh [--tap FILE])" ;;
 	esac
 done
@@ -51,13 +58,21 @@ export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-$(od -An -N6 -tu8 /dev/urandom | t
 export PROPTEST_DISABLE_FAILURE_PERSISTENCE=1
 
 out=$(mktemp "${TMPDIR:-/tmp}/nstree-host-test.XXXXXX") || die "mktemp failed"
-trap 'rm -f "$out"' EXIT
+stats=$(mktemp "${TMPDIR:-/tmp}/nstree-host-loom.XXXXXX") || die "mktemp failed"
+trap 'rm -f "$out" "$stats"' EXIT
 
 log "cargo test in rust/host (PROPTEST_CASES=$PROPTEST_CASES PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
 t0=$(date +%s%N)
 (cd "$REPO/rust/host" && "$CARGO" test --locked --no-fail-fast) 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 t1=$(date +%s%N)
+
+log "loom model checking of the cascade (RUSTFLAGS=\"--cfg loom\", target $cache/host-target-loom)"
+(cd "$REPO/rust/host" &&
+	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$cache/host-target-loom" NSTREE_LOOM_STATS="$stats" \
+		"$CARGO" test --locked --no-fail-fast --test loom_cascade) 2>&1 | tee -a "$out"
+lrc=${PIPESTATUS[0]}
+t2=$(date +%s%N)
 
 # "Running tests/foo.rs (...)" or "Running unittests src/lib.rs (...)"
 # names the suite of the "test NAME ... RESULT" lines that follow.
@@ -101,10 +116,30 @@ done <<<"$results"
 
 # A failed build, or a test binary that died before reporting, leaves no
 # failing test line: the exit status itself is then a failure.
-if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+main_fail=$(awk -F'\t' '$1 == "fail" && $2 !~ /^loom_cascade::/' <<<"$results" | wc -l)
+loom_fail=$(awk -F'\t' '$1 == "fail" && $2 ~ /^loom_cascade::/' <<<"$results" | wc -l)
+if [ "$rc" -ne 0 ] && [ "$main_fail" -eq 0 ]; then
 	n=$((n + 1)) fail=$((fail + 1))
 	lines+=("not ok $n cargo test --locked (exit status $rc)")
 fi
+if [ "$lrc" -ne 0 ] && [ "$loom_fail" -eq 0 ]; then
+	n=$((n + 1)) fail=$((fail + 1))
+	lines+=("not ok $n cargo test --locked --test loom_cascade, --cfg loom (exit status $lrc)")
+fi
+if [ "$lrc" -eq 0 ] && ! grep -q '	loom_cascade::' <<<"$results"; then
+	n=$((n + 1)) fail=$((fail + 1))
+	lines+=("not ok $n cargo test --test loom_cascade, --cfg loom (no loom test ran)")
+fi
+# The interleavings each loom scenario explored.
+loom_notes=()
+loom_total=0
+while IFS=$'\t' read -r sc iters secs bound; do
+	[ -n "$sc" ] || continue
+	loom_total=$((loom_total + iters))
+	note="loom $sc: $iters interleavings in ${secs}s"
+	if [ "$bound" = - ]; then note+=" (all)"; else note+=" (preemption bound $bound)"; fi
+	loom_notes+=("$note")
+done <"$stats"
 if [ "$n" -eq 0 ]; then
 	n=1 fail=1
 	lines+=("not ok 1 cargo test --locked (no test ran)")
@@ -116,12 +151,16 @@ if [ -n "$tap" ]; then
 		echo "TAP version 13"
 		echo "1..$n"
 		printf '%s\n' "${lines[@]}"
+		[ ${#loom_notes[@]} -eq 0 ] || printf '# %s\n' "${loom_notes[@]}"
 	} >"$tap"
 fi
 
-ms=$(((t1 - t0) / 1000000))
-log "host tests: $pass passed, $fail failed, $skip skipped of $n in $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s"
+secs() { printf '%d.%03d' $(($1 / 1000000000)) $(($1 / 1000000 % 1000)); }
+log "host tests: $pass passed, $fail failed, $skip skipped of $n in $(secs $((t2 - t0)))s" \
+	"(cargo test $(secs $((t1 - t0)))s, loom $(secs $((t2 - t1)))s)"
 log "property cases run: $props property tests x $PROPTEST_CASES = $((props * PROPTEST_CASES))"
+for note in "${loom_notes[@]}"; do log "$note"; done
+log "loom interleavings explored: $loom_total in ${#loom_notes[@]} scenarios"
 [ -z "$tap" ] || log "TAP: $tap"
 if [ "$fail" -ne 0 ]; then
 	log "to repeat: PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED PROPTEST_CASES=$PROPTEST_CASES $0"

@@ -14,7 +14,9 @@
 //!   that makes the decisions through [`req`] exactly as `rust/listns.rs`
 //!   does.
 //!
-//! The tests live in `tests/`; `scripts/host-test.sh` runs them.
+//! The tests live in `tests/`; `scripts/host-test.sh` runs them, and
+//! `tests/loom_cascade.rs` a second time in a `--cfg loom` build, where it
+//! model-checks [`cascade`] with loom.
 
 #[path = "../../cascade.rs"]
 pub mod cascade;

@@ -7,14 +7,19 @@
 //! is made by the kernel crate's [`req`] functions: [`req::check_args`],
 //! [`req::check_size`] (in the model of `read_request()`),
 //! [`req::check_request`], [`req::single_type`], [`req::requested`],
-//! [`req::resume_from`] and [`req::may_list`]. The trees are views of the
+//! [`req::resume_after`] and [`req::may_list`]. The trees are views of the
 //! map: the unified tree holds every namespace, a type tree those of one
 //! type, an owner tree those a user namespace owns.
 //!
-//! Resuming looks up the lower bound of `ns_id + 1` on the walked tree and
-//! fails with `ENOENT` if there is none or it is inactive, without looking
-//! further (`lookup_ns_id_at()` / `lookup_ns_owner_at()` in
-//! `kernel/nstree.c`, `first_at()` in `rust/listns.rs`).
+//! Resuming after `ns_id` (Linux 7.3) starts the walk at the namespace
+//! with the smallest id strictly greater than `ns_id` on the walked tree,
+//! active or not, without taking a reference; that first namespace is
+//! filtered like any other, so an inactive or dying one is skipped and the
+//! walk goes on. The call fails with `ENOENT` only if no namespace at all
+//! follows `ns_id` on that tree, even with room for no id; so resuming
+//! after `u64::MAX` is always `ENOENT` (`lookup_ns_id_after()` /
+//! `lookup_ns_owner_after()` in `kernel/nstree.c`,
+//! `TreeRoot::first_after()` in `rust/listns.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -75,11 +80,11 @@ impl World {
         }
     }
 
-    /// The namespace on `tree` with the smallest id `>= from`
-    /// (`ns_tree_root::lower_bound()`).
-    pub fn lower_bound(&self, tree: Tree, from: u64) -> Option<(u64, &Entry)> {
+    /// The namespace on `tree` with the smallest id `> last`, active or
+    /// not (`TreeRoot::first_after()`, `lookup_ns_id_after()`).
+    pub fn first_after(&self, tree: Tree, last: u64) -> Option<(u64, &Entry)> {
         self.ns
-            .range(from..)
+            .range((Bound::Excluded(last), Bound::Unbounded))
             .find(|(_, e)| Self::on_tree(e, tree))
             .map(|(&id, e)| (id, e))
     }
@@ -264,7 +269,7 @@ pub fn listns(
         see_all: caller.see_all,
         caller,
     };
-    let resume = req::resume_from(kreq.ns_id);
+    let resume = req::resume_after(kreq.ns_id);
 
     let tree = if user_ns_id != 0 {
         let owner = if user_ns_id == req::LISTNS_CURRENT_USER {
@@ -297,15 +302,12 @@ pub fn listns_req(world: &World, caller: &Caller, r: &Req, nr: usize) -> Result<
     listns(world, caller, &mem, nr, 0)
 }
 
-/// `first_at()`: the lower bound of `from`, `ENOENT` if none or inactive.
-fn first_at(world: &World, tree: Tree, from: u64) -> Result<u64, Errno> {
-    world
-        .lower_bound(tree, from)
-        .and_then(|(id, _)| world.get_unless_inactive(id))
-        .ok_or(Errno::NoEnt)
-}
-
-/// `walk()`: up to `nr` ids of `tree` from `resume` on.
+/// `walk()`: up to `nr` ids of `tree`, from the first namespace after
+/// `resume` (or from the start).
+///
+/// The resume point is looked up before anything else, whatever `nr`:
+/// `ENOENT` if nothing on the tree follows it. From there every namespace,
+/// the first one included, is a candidate that the filter may skip.
 fn walk(
     world: &World,
     tree: Tree,
@@ -314,31 +316,18 @@ fn walk(
     out: &mut Out,
     nr: usize,
 ) -> Result<usize, Errno> {
-    let mut at = match resume {
-        Some(from) => Some(first_at(world, tree, from)?),
-        None => None,
+    let mut cur = match resume {
+        Some(last) => Some(world.first_after(tree, last).ok_or(Errno::NoEnt)?.0),
+        None => world.next(tree, None),
     };
-    // The first namespace is itself a candidate; later ones are visited.
-    let mut inclusive = at.is_some();
     let mut listed = 0;
     while listed < nr {
-        let mut cur = if inclusive { at } else { world.next(tree, at) };
-        inclusive = false;
-        let step = loop {
-            let Some(id) = cur else { break None };
-            if let Some(valid) = filter.legitimize(world, id) {
-                break Some(valid);
-            }
-            cur = world.next(tree, Some(id));
-        };
-        match step {
-            Some(id) => {
-                out.push(id)?;
-                listed += 1;
-                at = Some(id);
-            }
-            None => break,
+        let Some(id) = cur else { break };
+        if let Some(valid) = filter.legitimize(world, id) {
+            out.push(valid)?;
+            listed += 1;
         }
+        cur = world.next(tree, Some(id));
     }
     Ok(listed)
 }

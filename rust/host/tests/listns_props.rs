@@ -242,21 +242,21 @@ fn oracle(
 ) -> Result<Vec<u64>, Errno> {
     let tree = oracle_tree(w, c, types, user_ns_id)?;
     let m = members(w, tree);
-    let from = if ns_id == 0 {
-        0
-    } else {
-        // lookup_ns_id_at(ns_id + 1): the lower bound, which must be active.
-        let lb = ns_id.wrapping_add(1);
-        match m.iter().find(|(i, _)| *i >= lb) {
-            Some((i, e)) if e.active => *i,
-            _ => return Err(Errno::NoEnt),
-        }
-    };
+    // lookup_ns_id_after(ns_id): some namespace of the tree, active or
+    // not, must have an id above ns_id, whatever nr is.
+    if ns_id != 0 && !m.iter().any(|(i, _)| *i > ns_id) {
+        return Err(Errno::NoEnt);
+    }
     Ok(m.iter()
-        .filter(|(i, e)| *i >= from && listed(c, types, *i, e))
+        .filter(|(i, e)| (ns_id == 0 || *i > ns_id) && listed(c, types, *i, e))
         .map(|(i, _)| *i)
         .take(nr)
         .collect())
+}
+
+/// Whether some namespace of `tree` has an id above `last`.
+fn follows(w: &World, tree: Tree, last: u64) -> bool {
+    members(w, tree).iter().any(|(i, _)| *i > last)
 }
 
 // ---------------------------------------------------------------------
@@ -316,14 +316,16 @@ proptest! {
         }
     }
 
-    /// When every namespace is active, paginating with any page size
-    /// returns every listed id exactly once, ascending, and the same as
-    /// one call; it ends with a short page, or with ENOENT right after the
-    /// last namespace of the tree (nothing left to resume at).
+    /// Paginating with any page size, inactive namespaces or not,
+    /// returns every listed id exactly once, ascending: the same as one
+    /// call (an inactive namespace right after a page's last id no longer
+    /// ends the walk). It ends with ENOENT exactly when the last page was
+    /// full and nothing at all (active or not) follows its last id on the
+    /// walked tree, else with a short page (possibly empty).
     #[test]
-    fn prop_pagination_all_active_equals_single_call(
-        w in world_with(true), cs in caller_spec(), types in types(),
-        owner in owner_spec(), page in 1..10usize,
+    fn prop_pagination_reproduces_single_call(
+        w in prop_oneof![world_with(false), world_with(true)], cs in caller_spec(),
+        types in types(), owner in owner_spec(), page in 1..10usize,
     ) {
         let c = caller(&w, &cs);
         let uid = owner_id(&w, &owner);
@@ -337,51 +339,26 @@ proptest! {
             Ok(single) => {
                 prop_assert_eq!(&paged, &single);
                 prop_assert!(ascending(&paged));
-                if let End::Err(e, last) = end {
-                    prop_assert_eq!(e, Errno::NoEnt);
-                    let tree = oracle_tree(&w, &c, types, uid).unwrap();
-                    let last = last.unwrap();
-                    prop_assert!(members(&w, tree).iter().all(|(i, _)| *i <= last));
+                let tree = oracle_tree(&w, &c, types, uid).unwrap();
+                let full_last_page = !single.is_empty() && single.len() % page == 0;
+                let nothing_follows =
+                    single.last().is_some_and(|&last| !follows(&w, tree, last));
+                if full_last_page && nothing_follows {
+                    prop_assert_eq!(end, End::Err(Errno::NoEnt, single.last().copied()));
+                } else {
+                    prop_assert_eq!(end, End::Short);
                 }
             }
         }
     }
 
-    /// With inactive namespaces, pagination stops with ENOENT exactly
-    /// when the lower bound of the resume point is inactive (or missing),
-    /// as in C: what it returned is then the single call's result up to
-    /// that point; otherwise it is all of it.
+    /// Resuming after any id returns what a walk from the start lists
+    /// after it (at most `nr`), whether that id exists, is active, or
+    /// falls between namespaces: or ENOENT exactly when no namespace of
+    /// the walked tree, active or not, has a greater id; room for no id
+    /// does not skip that check.
     #[test]
-    fn prop_pagination_stops_only_at_inactive_lower_bound(
-        w in world(), cs in caller_spec(), types in types(),
-        owner in owner_spec(), page in 1..10usize,
-    ) {
-        let c = caller(&w, &cs);
-        let uid = owner_id(&w, &owner);
-        let Ok(single) = listns_req(&w, &c, &Req::v0(0, types, uid), MAX_IDS) else {
-            return Ok(());
-        };
-        let (paged, end) = paginate(&w, &c, types, uid, page);
-        prop_assert!(ascending(&paged));
-        match end {
-            End::Short => prop_assert_eq!(&paged, &single),
-            End::Err(e, last) => {
-                prop_assert_eq!(e, Errno::NoEnt);
-                let last = last.unwrap();
-                let tree = oracle_tree(&w, &c, types, uid).unwrap();
-                let lb = members(&w, tree).into_iter().find(|(i, _)| *i > last);
-                prop_assert!(lb.is_none_or(|(_, e)| !e.active), "ENOENT at active {:?}", lb);
-                let upto: Vec<u64> = single.iter().copied().filter(|&i| i <= last).collect();
-                prop_assert_eq!(&paged, &upto);
-            }
-        }
-    }
-
-    /// Any resume point: ENOENT if the lower bound of `ns_id + 1` on the
-    /// walked tree is missing or inactive, else the listed ids from it on,
-    /// at most `nr`.
-    #[test]
-    fn prop_resume_is_lower_bound(
+    fn prop_resume_is_strictly_after(
         w in world(), cs in caller_spec(), types in types(), owner in owner_spec(),
         resume in resume_spec(), nr in 0..12usize,
     ) {
@@ -389,29 +366,44 @@ proptest! {
         let uid = owner_id(&w, &owner);
         let ns_id = resume_id(&w, &resume);
         let got = listns_req(&w, &c, &Req::v0(ns_id, types, uid), nr);
-        prop_assert_eq!(got, oracle(&w, &c, types, uid, ns_id, nr));
+        prop_assert_eq!(&got, &oracle(&w, &c, types, uid, ns_id, nr));
+        // The same, stated against the model's own walk from the start.
+        let from_start = listns_req(&w, &c, &Req::v0(0, types, uid), MAX_IDS);
+        match (oracle_tree(&w, &c, types, uid), from_start) {
+            (Ok(tree), Ok(all)) => {
+                if ns_id != 0 && !follows(&w, tree, ns_id) {
+                    prop_assert_eq!(got, Err(Errno::NoEnt));
+                } else {
+                    let want: Vec<u64> = all
+                        .into_iter()
+                        .filter(|&i| ns_id == 0 || i > ns_id)
+                        .take(nr)
+                        .collect();
+                    prop_assert_eq!(got, Ok(want));
+                }
+            }
+            (Err(e), Err(e2)) => {
+                prop_assert_eq!(e, e2);
+                prop_assert_eq!(got, Err(e));
+            }
+            (t, f) => prop_assert!(false, "oracle tree {:?} vs walk {:?}", t, f),
+        }
     }
 
-    /// `ns_id = u64::MAX` wraps to the start: the same as `ns_id = 0`
-    /// when the tree's first namespace is active, ENOENT otherwise (or
-    /// when the tree is empty).
+    /// Nothing is greater than `u64::MAX`: resuming after it is ENOENT on
+    /// every tree, whatever `nr` (7.2 wrapped to the start instead); a bad
+    /// owner is still EINVAL first.
     #[test]
-    fn prop_resume_max_wraps_to_start(
+    fn prop_resume_after_max_is_enoent(
         w in world(), cs in caller_spec(), types in types(), owner in owner_spec(),
+        nr in 0..4usize,
     ) {
         let c = caller(&w, &cs);
         let uid = owner_id(&w, &owner);
-        let from_max = listns_req(&w, &c, &Req::v0(u64::MAX, types, uid), MAX_IDS);
-        let from_start = listns_req(&w, &c, &Req::v0(0, types, uid), MAX_IDS);
+        let from_max = listns_req(&w, &c, &Req::v0(u64::MAX, types, uid), nr);
         match oracle_tree(&w, &c, types, uid) {
-            Err(e) => {
-                prop_assert_eq!(from_max, Err(e));
-                prop_assert_eq!(from_start, Err(e));
-            }
-            Ok(tree) => match members(&w, tree).first() {
-                Some((_, e)) if e.active => prop_assert_eq!(from_max, from_start),
-                _ => prop_assert_eq!(from_max, Err(Errno::NoEnt)),
-            },
+            Err(e) => prop_assert_eq!(from_max, Err(e)),
+            Ok(_) => prop_assert_eq!(from_max, Err(Errno::NoEnt)),
         }
     }
 
@@ -536,7 +528,7 @@ fn boot_lists_the_initial_namespaces() {
 
 #[test]
 fn resuming_after_the_last_namespace_is_enoent() {
-    // C's lookup_ns_id_at() finds nothing >= 9: -ENOENT, not 0.
+    // C's lookup_ns_id_after() finds nothing > 8: -ENOENT, not 0.
     let w = boot();
     assert_eq!(call(&w, &root_caller(), 8, 0, 0, 10), Err(Errno::NoEnt));
     assert_eq!(Errno::NoEnt.to_errno(), 2);
@@ -569,7 +561,7 @@ fn gappy() -> World {
 }
 
 #[test]
-fn resuming_at_an_inactive_namespace_is_enoent() {
+fn resuming_before_an_inactive_namespace_skips_it() {
     let w = gappy();
     let c = root_caller();
     // Inactive namespaces are skipped by a walk...
@@ -577,23 +569,65 @@ fn resuming_at_an_inactive_namespace_is_enoent() {
         call(&w, &c, 0, ns_type::NET, 0, 10),
         Ok(vec![7, 10, 12, 14])
     );
-    // ...but a resumption whose lower bound is one fails, though active
-    // namespaces follow: pagination by one stops after 10.
-    assert_eq!(call(&w, &c, 10, ns_type::NET, 0, 10), Err(Errno::NoEnt));
+    // ...and so is an inactive first namespace of a resumption (7.2 gave
+    // ENOENT after 10, whose successor 11 is inactive): the walk goes on.
+    assert_eq!(call(&w, &c, 10, ns_type::NET, 0, 10), Ok(vec![12, 14]));
+    assert_eq!(call(&w, &c, 10, ns_type::NET, 0, 1), Ok(vec![12]));
+    // Resuming after an inactive namespace, or an id of none, is the same.
     assert_eq!(call(&w, &c, 11, ns_type::NET, 0, 10), Ok(vec![12, 14]));
-    // The lower bound is taken on the walked tree: for NET|MNT that is
-    // the unified tree, where 13 (MNT, inactive) follows 12.
+    assert_eq!(call(&w, &c, 9, ns_type::NET, 0, 10), Ok(vec![10, 12, 14]));
+    // The successor is taken on the walked tree: for NET|MNT that is the
+    // unified tree, where 13 (MNT, inactive) follows 12, and is skipped.
     assert_eq!(call(&w, &c, 12, ns_type::NET, 0, 10), Ok(vec![14]));
     assert_eq!(
         call(&w, &c, 12, ns_type::NET | ns_type::MNT, 0, 10),
-        Err(Errno::NoEnt)
+        Ok(vec![14])
     );
-    assert_eq!(call(&w, &c, 12, 0, 0, 10), Err(Errno::NoEnt));
-    // u64::MAX wraps to the first namespace, 1, which is active.
+    assert_eq!(call(&w, &c, 12, 0, 0, 10), Ok(vec![14]));
+    // Pagination by one id lists everything.
+    let mut last = 0;
+    let mut paged = Vec::new();
+    while let Ok(ids) = call(&w, &c, last, 0, 0, 1) {
+        let Some(&id) = ids.first() else { break };
+        paged.push(id);
+        last = id;
+    }
+    assert_eq!(paged, call(&w, &c, 0, 0, 0, 100).unwrap());
+    assert_eq!(paged, [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14]);
+    // Nothing after 14: ENOENT, even with room for no id.
+    assert_eq!(call(&w, &c, 14, 0, 0, 10), Err(Errno::NoEnt));
+    assert_eq!(call(&w, &c, 14, ns_type::NET, 0, 0), Err(Errno::NoEnt));
+    // u64::MAX no longer wraps to the first namespace.
     assert_eq!(
         call(&w, &c, u64::MAX, ns_type::NET, 0, 10),
-        Ok(vec![7, 10, 12, 14])
+        Err(Errno::NoEnt)
     );
+    assert_eq!(call(&w, &c, u64::MAX, 0, 0, 0), Err(Errno::NoEnt));
+}
+
+#[test]
+fn only_inactive_namespaces_following_is_not_enoent() {
+    // boot + gappy + 15 (uts, inactive): after 14 only an inactive
+    // namespace follows, which lookup_ns_id_after() finds.
+    let mut w = gappy();
+    w.ns.insert(
+        15,
+        Entry {
+            ty: ns_type::UTS,
+            owner: Some(INIT_USER_NS_ID),
+            active: false,
+        },
+    );
+    let c = root_caller();
+    assert_eq!(call(&w, &c, 14, 0, 0, 10), Ok(vec![]));
+    assert_eq!(call(&w, &c, 14, 0, 0, 0), Ok(vec![]));
+    assert_eq!(call(&w, &c, 14, ns_type::UTS, 0, 10), Ok(vec![]));
+    assert_eq!(call(&w, &c, 2, ns_type::UTS, 0, 10), Ok(vec![]));
+    assert_eq!(call(&w, &c, 14, 0, INIT_USER_NS_ID, 10), Ok(vec![]));
+    // On the NET tree nothing follows 14; after 15 nothing follows at all.
+    assert_eq!(call(&w, &c, 14, ns_type::NET, 0, 10), Err(Errno::NoEnt));
+    assert_eq!(call(&w, &c, 15, 0, 0, 10), Err(Errno::NoEnt));
+    assert_eq!(call(&w, &c, 15, 0, INIT_USER_NS_ID, 0), Err(Errno::NoEnt));
 }
 
 #[test]
@@ -630,8 +664,12 @@ fn owner_must_be_an_active_user_namespace() {
     assert_eq!(call(&w, &c, 0, 0, 21, 10), Ok(vec![]));
     // The owner check comes before the resumption's.
     assert_eq!(call(&w, &c, 21, 0, 20, 10), Err(Errno::Inval));
-    // An owner without children: resuming is ENOENT, even from u64::MAX.
+    // An owner without children: resuming after anything is ENOENT.
+    assert_eq!(call(&w, &c, 1, 0, 21, 10), Err(Errno::NoEnt));
     assert_eq!(call(&w, &c, u64::MAX, 0, 21, 10), Err(Errno::NoEnt));
+    // On an owner tree too, an inactive successor (20) is skipped.
+    assert_eq!(call(&w, &c, 19, 0, 3, 10), Ok(vec![21]));
+    assert_eq!(call(&w, &c, 11, 0, 3, 10), Ok(vec![12, 14, 21]));
     assert_eq!(Errno::Inval.to_errno(), 22);
 }
 

@@ -7,7 +7,7 @@
 //! EOPNOTSUPP 95.
 
 use nstree_host::req::{
-    check_args, check_request, check_size, may_list, ns_type, requested, resume_from, single_type,
+    check_args, check_request, check_size, may_list, ns_type, requested, resume_after, single_type,
     Errno, LISTNS_CURRENT_USER, MAX_IDS, NS_ID_REQ_SIZE_VER0,
 };
 
@@ -161,13 +161,16 @@ fn requested_filter() {
 }
 
 #[test]
-fn resume_from_wraps() {
-    assert_eq!(resume_from(0), None);
-    assert_eq!(resume_from(1), Some(2));
-    assert_eq!(resume_from(8), Some(9));
-    assert_eq!(resume_from(u64::MAX - 1), Some(u64::MAX));
-    // C's `last_ns_id + 1` on a u64.
-    assert_eq!(resume_from(u64::MAX), Some(0));
+fn resume_after_is_strict_and_never_wraps() {
+    // 0 is "from the start"; any other id is the last one already listed,
+    // which the walk starts strictly after (lookup_ns_id_after()).
+    assert_eq!(resume_after(0), None);
+    assert_eq!(resume_after(1), Some(1));
+    assert_eq!(resume_after(8), Some(8));
+    assert_eq!(resume_after(u64::MAX - 1), Some(u64::MAX - 1));
+    // 7.2's `last_ns_id + 1` wrapped to 0 here and restarted the walk;
+    // 7.3 looks for an id above u64::MAX, finds none: ENOENT.
+    assert_eq!(resume_after(u64::MAX), Some(u64::MAX));
 }
 
 #[test]
@@ -177,5 +180,8 @@ fn may_list_truth_table() {
     assert!(may_list(|| false, || true));
     assert!(!may_list(|| false, || false));
     // "Sees all" short-circuits the per-namespace lookup.
-    assert!(may_list(|| true, || panic!("is_current asked although see_all")));
+    assert!(may_list(
+        || true,
+        || panic!("is_current asked although see_all")
+    ));
 }
