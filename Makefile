@@ -17,7 +17,7 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug demo bench check host-test clean distclean
+	test test-base test-debug demo bench check check-series host-test clean distclean
 
 help:
 	@echo 'nstree-rs targets:'
@@ -32,7 +32,8 @@ help:
 	@echo '  demo         boot the Rust kernel and show listns in action'
 	@echo '  bench        C vs Rust benchmark, ratios'
 	@echo '  host-test    cargo tests of the crate logic (no kernel needed)'
-	@echo '  check        rustfmt, clippy, checkpatch'
+	@echo '  check        rustfmt, clippy, checkpatch, unsafe rules'
+	@echo '  check-series build every prefix of the series, C and Rust choice'
 	@echo '  clean        remove build outputs (keeps the downloaded tree)'
 
 setup:
@@ -76,6 +77,9 @@ host-test: setup
 
 check: tree
 	@$(S)/check.sh
+
+check-series: tree
+	@$(S)/check-series.sh
 
 clean:
 	rm -rf $(NSTREE_CACHE)/out $(NSTREE_CACHE)/logs

@@ -79,16 +79,4 @@ const __LOG_PREFIX: &[u8] = b"nstree_rs\0";
 // whose C entry points run from early boot on, before any initcall (the
 // initial namespaces are put on the trees in `start_kernel()`). The boot
 // banner comes from a `late_initcall` in the C glue, which calls
-// `nstree_rs_nr_namespaces()`.
-
-/// The number of namespaces on the unified tree, for the boot banner.
-pub(crate) fn nr_namespaces() -> usize {
-    let g = kernel::sync::rcu::read_lock();
-    let mut n = 0usize;
-    let mut cur = tree::unified().first(&g);
-    while let Some(c) = cur {
-        n += 1;
-        cur = c.next(&g);
-    }
-    n
-}
+// `nstree_rs_nr_namespaces()` (`tree::nr_namespaces()`).

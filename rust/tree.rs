@@ -43,3 +43,15 @@ pub(crate) fn lookup_rcu<'g>(id: u64, ns_type: u32, g: &'g Guard) -> Option<&'g 
         crate::ffi::read_retry(|| root.find_rcu(id, g)).map(|c| c.ns())
     }
 }
+
+/// The number of namespaces on the unified tree, for the boot banner.
+pub(crate) fn nr_namespaces() -> usize {
+    let g = kernel::sync::rcu::read_lock();
+    let mut n = 0usize;
+    let mut cur = unified().first(&g);
+    while let Some(c) = cur {
+        n += 1;
+        cur = c.next(&g);
+    }
+    n
+}

@@ -212,5 +212,5 @@ pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, i
 /// bindgen's declaration, whose functions are all `unsafe`.
 #[export]
 pub(crate) unsafe extern "C" fn nstree_rs_nr_namespaces() -> usize {
-    crate::nr_namespaces()
+    crate::tree::nr_namespaces()
 }
