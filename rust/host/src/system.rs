@@ -14,7 +14,7 @@
 //!
 //! The users are [`Kind::Task`] (nsproxy/cred: plain and active),
 //! [`Kind::Fd`] (an nsfs file: plain and active; opening an inactive
-//! namespace resurrects it, as `SIOCGSKNS` does) and [`Kind::Pin`] (plain
+//! namespace resurrects it, as `SIOCGSKNS` does) and [`Kind::Plain`] (plain
 //! only, like a socket's reference on its network namespace: what keeps an
 //! inactive namespace alive). A namespace is created by a task, which is
 //! its first user.
@@ -208,6 +208,41 @@ impl ActiveNode for ModelNs {
     }
 }
 
+/// A counted (plain) reference on a [`ModelNs`], outside a [`System`]:
+/// the model's `NsRef`, for [`cascade::Active`] in tests and examples.
+///
+/// It is taken on top of the reference the namespace was created with, so
+/// dropping it never drops the last one (it panics if it would: freeing is
+/// the [`System`]'s business).
+#[derive(Debug)]
+pub struct PlainRef(Arc<ModelNs>);
+
+impl PlainRef {
+    /// Takes a plain reference on `ns`.
+    pub fn get(ns: &Arc<ModelNs>) -> PlainRef {
+        ns.get_plain();
+        PlainRef(ns.clone())
+    }
+}
+
+impl Drop for PlainRef {
+    fn drop(&mut self) {
+        assert!(
+            !self.0.put_plain(),
+            "a PlainRef dropped the last plain reference of namespace {}",
+            self.0.id
+        );
+    }
+}
+
+impl cascade::Counted for PlainRef {
+    type Node = ModelNs;
+
+    fn node(&self) -> &ModelNs {
+        &self.0
+    }
+}
+
 /// What uses a namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
@@ -216,13 +251,13 @@ pub enum Kind {
     /// An open nsfs file: plain and active reference.
     Fd,
     /// Plain reference only (a socket, a mount, a pid...).
-    Pin,
+    Plain,
 }
 
 impl Kind {
     /// Whether this user holds an active reference.
     pub fn is_active(self) -> bool {
-        self != Kind::Pin
+        self != Kind::Plain
     }
 }
 
@@ -251,9 +286,10 @@ pub enum Op {
     /// resurrects them), then the newest.
     Open(usize),
     /// A plain reference is taken on a live namespace, the newest first.
-    Pin(usize),
-    /// A user (task exits, file closed, pin dropped) goes away: tasks and
-    /// files first (leaving pinned inactive namespaces), newest first.
+    Hold(usize),
+    /// A user (task exits, file closed, plain reference dropped) goes
+    /// away: tasks and files first (leaving inactive namespaces that plain
+    /// references keep), newest first.
     Release(usize),
     /// Every task and file of a namespace goes away (the last process of
     /// a container exits), the newest namespace first.
@@ -265,7 +301,7 @@ impl Op {
     pub fn acquires(&self) -> bool {
         match self {
             Op::Create { moves, ty, .. } => !*moves || TYPES[ty % TYPES.len()] != ns_type::USER,
-            Op::Enter(_) | Op::Open(_) | Op::Pin(_) => true,
+            Op::Enter(_) | Op::Open(_) | Op::Hold(_) => true,
             Op::Release(_) | Op::Exit(_) => false,
         }
     }
@@ -459,13 +495,13 @@ impl System {
                 let ns = pick(&live, sel)?;
                 Some(self.acquire(Kind::Fd, ns))
             }
-            Op::Pin(sel) => {
+            Op::Hold(sel) => {
                 let ns = pick(&self.newest_first(), sel)?;
-                Some(self.acquire(Kind::Pin, ns))
+                Some(self.acquire(Kind::Plain, ns))
             }
             Op::Release(sel) => {
                 let mut ids: Vec<HolderId> = self.holders.keys().rev().copied().collect();
-                ids.sort_by_key(|h| self.holders[h].0 == Kind::Pin);
+                ids.sort_by_key(|h| self.holders[h].0 == Kind::Plain);
                 let h = pick(&ids, sel)?;
                 self.release(h);
                 None

@@ -5,11 +5,10 @@
 //! the `Active` guard, and the checks that must fire.
 
 use std::cell::Cell;
-use std::sync::Arc;
 
-use nstree_host::cascade::{get_active, put_active, Active, ActiveNode, Counted};
-use nstree_host::req::ns_type;
-use nstree_host::system::{Kind, ModelNs, System};
+use nstree_rs::cascade::{get_active, put_active, Active, ActiveNode};
+use nstree_rs::req::ns_type;
+use nstree_rs::system::{Kind, ModelNs, PlainRef, System};
 
 /// The tree of the `__ns_ref_active_get()` comment:
 /// user_ns2 (owned by init_user_ns) owns ipc_ns, uts_ns and user_ns1;
@@ -68,8 +67,8 @@ fn diagram_put_cascades_one_level() {
     let mut d = diagram();
     // net_ns and pid_ns put their last active reference: user_ns1 drops
     // to 0 and puts one of user_ns2's, which stays active.
-    let pin_net = d.sys.acquire(Kind::Pin, d.net);
-    let pin_pid = d.sys.acquire(Kind::Pin, d.pid);
+    let plain_net = d.sys.acquire(Kind::Plain, d.net);
+    let plain_pid = d.sys.acquire(Kind::Plain, d.pid);
     d.sys.release(d.net_task);
     assert_eq!(active(&d.sys, d.user1), 1);
     assert_eq!(active(&d.sys, d.user2), 3);
@@ -90,12 +89,13 @@ fn diagram_put_cascades_one_level() {
     assert_eq!(active(&d.sys, d.pid), 0);
     d.sys.check_invariants().unwrap();
 
-    // Closing it undoes exactly that; dropping the pins frees the leaves
-    // and then user_ns1, whose plain reference on user_ns2 goes too.
+    // Closing it undoes exactly that; dropping the plain references frees
+    // the leaves and then user_ns1, whose plain reference on user_ns2 goes
+    // too.
     d.sys.release(fd);
     assert_eq!(active(&d.sys, d.user2), 2);
-    d.sys.release(pin_net);
-    d.sys.release(pin_pid);
+    d.sys.release(plain_net);
+    d.sys.release(plain_pid);
     assert!(d.sys.node(d.net).is_freed());
     assert!(d.sys.node(d.pid).is_freed());
     assert!(d.sys.node(d.user1).is_freed());
@@ -136,41 +136,17 @@ fn initial_namespaces_never_counted() {
     // not its active owner.
     let (t, ns) = sys.create(System::INIT_USER, ns_type::NET);
     assert!(sys.node(ns).active_owner().is_none());
-    let pin = sys.acquire(Kind::Pin, ns);
+    let plain = sys.acquire(Kind::Plain, ns);
     sys.release(t);
     assert_eq!(sys.node(ns).active(), 0);
     let fd = sys.acquire(Kind::Fd, ns);
     assert_eq!(sys.node(ns).active(), 1);
     assert_eq!(sys.node(System::INIT_USER).active(), 1);
     sys.release(fd);
-    sys.release(pin);
+    sys.release(plain);
     let mut after = sys.snapshot();
     assert_eq!(after.pop(), Some((0, 0, true)));
     assert_eq!(after, before);
-}
-
-/// A plain reference, for the `Active` guard.
-struct PlainRef(Arc<ModelNs>);
-
-impl PlainRef {
-    fn get(ns: &Arc<ModelNs>) -> PlainRef {
-        ns.get_plain();
-        PlainRef(ns.clone())
-    }
-}
-
-impl Drop for PlainRef {
-    fn drop(&mut self) {
-        assert!(!self.0.put_plain(), "test never drops the last reference");
-    }
-}
-
-impl Counted for PlainRef {
-    type Node = ModelNs;
-
-    fn node(&self) -> &ModelNs {
-        &self.0
-    }
 }
 
 #[test]

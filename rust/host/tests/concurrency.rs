@@ -11,9 +11,9 @@
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use nstree_host::cascade::{get_active, put_active};
-use nstree_host::req::ns_type;
-use nstree_host::system::{HolderId, Kind, ModelNs, Snapshot, System};
+use nstree_rs::cascade::{get_active, put_active};
+use nstree_rs::req::ns_type;
+use nstree_rs::system::{HolderId, Kind, ModelNs, Snapshot, System};
 
 const THREADS: usize = 4;
 const ROUNDS: usize = 200_000;
@@ -35,8 +35,8 @@ impl Rng {
 }
 
 /// init_user_ns <- u1 <- u2 <- u3 <- u4, each user namespace owning a
-/// net and an ipc namespace too. Every namespace is pinned (plain
-/// reference only), and the creating tasks are gone: all inactive, alive.
+/// net and an ipc namespace too. Every namespace is held by a plain
+/// reference only, and the creating tasks are gone: all inactive, alive.
 /// Returns the system and the arena indexes of the chain's namespaces.
 fn dead_chain() -> (System, Vec<usize>) {
     let mut sys = System::new();
@@ -55,7 +55,7 @@ fn dead_chain() -> (System, Vec<usize>) {
         owner = u;
     }
     for &n in &nodes {
-        sys.acquire(Kind::Pin, n);
+        sys.acquire(Kind::Plain, n);
     }
     for t in tasks {
         sys.release(t);
@@ -91,7 +91,7 @@ fn hammer(targets: &[Arc<ModelNs>]) {
                     } else {
                         let n = held.swap_remove(rng.below(held.len()));
                         put_active(n);
-                        assert!(!n.put_plain(), "a pin keeps ns {} alive", n.id);
+                        assert!(!n.put_plain(), "a plain reference keeps ns {} alive", n.id);
                     }
                 }
                 for n in held {

@@ -13,9 +13,9 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-use nstree_host::listns_model::{listns, listns_req, Caller, Entry, Req, Tree, UserMem, World};
-use nstree_host::req::{ns_type, Errno, LISTNS_CURRENT_USER, MAX_IDS};
-use nstree_host::system::{INITIAL, INIT_USER_NS_ID, NS_LAST_INIT_ID, TYPES};
+use nstree_rs::listns_model::{listns, listns_req, Caller, Entry, Req, Tree, UserMem, World};
+use nstree_rs::req::{ns_type, Errno, LISTNS_CURRENT_USER, MAX_IDS};
+use nstree_rs::system::{INITIAL, INIT_USER_NS_ID, NS_LAST_INIT_ID, TYPES};
 
 // ---------------------------------------------------------------------
 // Worlds, callers, requests.
@@ -419,7 +419,7 @@ proptest! {
         let Ok(got) = listns_req(&w, &c, &Req::v0(0, types, uid), MAX_IDS) else {
             return Ok(());
         };
-        let mask = if types == 0 { nstree_host::req::ns_type::ALL } else { types };
+        let mask = if types == 0 { nstree_rs::req::ns_type::ALL } else { types };
         let mut union = Vec::new();
         for ty in TYPES.iter().filter(|&&t| mask & t != 0) {
             let one = listns_req(&w, &c, &Req::v0(0, *ty, uid), MAX_IDS).unwrap();

@@ -32,7 +32,7 @@
 //! a file, as a line `scenario<TAB>interleavings<TAB>seconds<TAB>bound`
 //! there (bound `-` for none).
 //!
-//! [`cascade`]: nstree_host::cascade::cascade
+//! [`cascade`]: nstree_rs::cascade::cascade
 
 #![cfg(loom)]
 
@@ -46,7 +46,7 @@ use loom::sync::atomic::Ordering::{Relaxed, SeqCst};
 use loom::sync::Arc;
 use loom::thread;
 
-use nstree_host::cascade::{get_active, put_active, ActiveNode};
+use nstree_rs::cascade::{get_active, put_active, ActiveNode};
 
 /// A namespace: a name, its owner and the active count.
 struct Node {

@@ -6,7 +6,7 @@
 //! defines): ENOENT 2, E2BIG 7, EFAULT 14, EINVAL 22, EOVERFLOW 75,
 //! EOPNOTSUPP 95.
 
-use nstree_host::req::{
+use nstree_rs::req::{
     check_args, check_request, check_size, may_list, ns_type, requested, resume_after, single_type,
     Errno, LISTNS_CURRENT_USER, MAX_IDS, NS_ID_REQ_SIZE_VER0,
 };

@@ -3,7 +3,7 @@
 
 //! Property tests of the active reference count over random histories of
 //! the model system: namespaces created by tasks, tasks entering and
-//! leaving, files opened (resurrecting) and closed, plain pins.
+//! leaving, files opened (resurrecting) and closed, plain references.
 
 mod common;
 
@@ -11,8 +11,8 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRng, TestRunner};
 
-use nstree_host::cascade::ActiveNode;
-use nstree_host::system::{HolderId, Kind, Op, System};
+use nstree_rs::cascade::ActiveNode;
+use nstree_rs::system::{HolderId, Kind, Op, System};
 
 /// The index of `USER` in `system::TYPES`.
 const USER_TYPE: usize = 5;
@@ -31,7 +31,7 @@ fn op() -> impl Strategy<Value = Op> {
         5 => (sel(), ty, any::<bool>()).prop_map(|(owner, ty, moves)| Op::Create { owner, ty, moves }),
         1 => sel().prop_map(Op::Enter),
         2 => sel().prop_map(Op::Open),
-        6 => sel().prop_map(Op::Pin),
+        6 => sel().prop_map(Op::Hold),
         3 => sel().prop_map(Op::Release),
         3 => sel().prop_map(Op::Exit),
     ]
@@ -45,7 +45,7 @@ fn acquire_op() -> impl Strategy<Value = Op> {
         5 => (sel(), ty).prop_map(|(owner, ty)| Op::Create { owner, ty, moves: false }),
         1 => sel().prop_map(Op::Enter),
         2 => sel().prop_map(Op::Open),
-        6 => sel().prop_map(Op::Pin),
+        6 => sel().prop_map(Op::Hold),
     ]
 }
 
@@ -200,7 +200,7 @@ proptest! {
     #![proptest_config(common::config())]
 
     /// A chain of `depth` user namespaces and a leaf, built by one task
-    /// moving down, with plain pins here and there; the task exits, so the
+    /// moving down, with plain references here and there; the task exits, so the
     /// whole chain dies. Then files are opened and closed on random members
     /// of the chain: each open of an inactive namespace resurrects exactly
     /// the inactive part of the chain above it, each last close kills it
@@ -209,7 +209,7 @@ proptest! {
     fn prop_deep_chain_dies_and_resurrects(
         depth in 1..24usize,
         leaf_ty in 0..8usize,
-        pins in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        holds in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
         steps in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..60),
     ) {
         let mut sys = System::new();
@@ -220,10 +220,10 @@ proptest! {
         }
         sys.apply(&Op::Create { owner: 0, ty: leaf_ty, moves: false });
         chain.push(sys.nodes().len() - 1);
-        // The leaf is pinned: it and (through it) the chain stay alive.
-        sys.acquire(Kind::Pin, *chain.last().unwrap());
-        for p in &pins {
-            sys.acquire(Kind::Pin, *p.get(&chain));
+        // A plain reference keeps the leaf, and through it the chain, alive.
+        sys.acquire(Kind::Plain, *chain.last().unwrap());
+        for p in &holds {
+            sys.acquire(Kind::Plain, *p.get(&chain));
         }
         // Only the creating task is left, in the deepest user namespace
         // and the leaf. It exits.
