@@ -15,9 +15,9 @@
 //!   (nsproxy, cred, pid, nsfs inodes, bind mounts, owned namespaces),
 //!   which takes and drops it through the exported
 //!   `__ns_ref_active_get/put()`. Those two `unsafe extern "C"` functions
-//!   (in `ffi/exports.rs`) are the one boundary where an active reference
-//!   crosses into this crate untyped; their `# Safety` sections state what
-//!   the C callers guarantee;
+//!   (in `ffi/exports/cascade.rs`) are the one boundary where an active
+//!   reference crosses into this crate untyped; their `# Safety` sections
+//!   state what the C callers guarantee;
 //! - `listns()` takes only counted references ([`NsRef`], through
 //!   [`get_unless_inactive`] and the walk's held cursors): it lists active
 //!   namespaces but never makes one active;

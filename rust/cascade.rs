@@ -30,6 +30,11 @@
 //!                            |
 //!                        init_user_ns (1, always active)
 //! ```
+//!
+//! The examples run on the host (`make host-test`), where the host crate
+//! (`rust/host`) compiles this very file as `nstree_rs::cascade`, next to
+//! a model namespace, `nstree_rs::system::ModelNs`. The kernel does not
+//! compile them.
 
 #![forbid(unsafe_code)]
 // The items are `pub` for the host test crate (rust/host), which builds
@@ -37,6 +42,54 @@
 #![allow(unreachable_pub)]
 
 /// A namespace as the active reference count sees it.
+///
+/// The kernel implements it for `NsCommon` (`struct ns_common`, in
+/// `ffi/ns.rs`) with the kernel's atomics; the host tests for models.
+///
+/// # Examples
+///
+/// A minimal implementation, single-threaded:
+///
+/// ```
+/// use core::cell::Cell;
+/// use nstree_rs::cascade::{get_active, put_active, ActiveNode};
+///
+/// struct Ns<'a> {
+///     owner: Option<&'a Ns<'a>>,
+///     active: Cell<i32>,
+/// }
+///
+/// impl ActiveNode for Ns<'_> {
+///     fn is_initial(&self) -> bool {
+///         false
+///     }
+///     fn active_owner(&self) -> Option<&Self> {
+///         self.owner
+///     }
+///     fn active_dec_and_test(&self) -> bool {
+///         self.active.set(self.active.get() - 1);
+///         self.active.get() == 0
+///     }
+///     fn active_fetch_inc(&self) -> i32 {
+///         let prev = self.active.get();
+///         self.active.set(prev + 1);
+///         prev
+///     }
+///     fn active_read(&self) -> i32 {
+///         self.active.get()
+///     }
+///     fn check(&self, ok: bool) {
+///         assert!(ok, "VFS_WARN_ON_ONCE");
+///     }
+/// }
+///
+/// let user = Ns { owner: None, active: Cell::new(0) };
+/// let net = Ns { owner: Some(&user), active: Cell::new(0) };
+/// get_active(&net); // resurrects the owner with it
+/// assert_eq!((net.active_read(), user.active_read()), (1, 1));
+/// put_active(&net);
+/// assert_eq!((net.active_read(), user.active_read()), (0, 0));
+/// ```
 pub trait ActiveNode {
     /// Whether this is a boot-time namespace: always active, never counted.
     fn is_initial(&self) -> bool;
@@ -68,6 +121,38 @@ pub trait ActiveNode {
 /// This is the whole cascade, for both directions: [`put_active`] steps
 /// with "decrement, did it reach zero?", [`get_active`] with "increment,
 /// was it zero?".
+///
+/// # Examples
+///
+/// A step that always reports a zero crossing walks up to the last owner
+/// that is not always active:
+///
+/// ```
+/// use std::cell::RefCell;
+/// use nstree_rs::cascade::cascade;
+/// use nstree_rs::req::ns_type::{NET, USER};
+/// use nstree_rs::system::ModelNs;
+///
+/// // init_user_ns (id 3) <- user (20) <- user (21) <- net (22)
+/// let init_user = ModelNs::new(3, USER, None);
+/// let u20 = ModelNs::new(20, USER, Some(init_user.clone()));
+/// let u21 = ModelNs::new(21, USER, Some(u20.clone()));
+/// let net = ModelNs::new(22, NET, Some(u21.clone()));
+///
+/// let seen = RefCell::new(Vec::new());
+/// cascade(&*net, |n| {
+///     seen.borrow_mut().push(n.id);
+///     true
+/// });
+/// assert_eq!(*seen.borrow(), [22, 21, 20]); // init_user_ns is not counted
+///
+/// seen.borrow_mut().clear();
+/// cascade(&*net, |n| {
+///     seen.borrow_mut().push(n.id);
+///     n.id != 21 // the count of 21 did not cross zero: stop there
+/// });
+/// assert_eq!(*seen.borrow(), [22, 21]);
+/// ```
 pub fn cascade<N: ActiveNode + ?Sized>(mut ns: &N, step: impl Fn(&N) -> bool) {
     // Initial namespaces are always active.
     if ns.is_initial() {
@@ -87,6 +172,25 @@ pub fn cascade<N: ActiveNode + ?Sized>(mut ns: &N, step: impl Fn(&N) -> bool) {
 }
 
 /// Drops one active reference on `ns` (`__ns_ref_active_put()`).
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::cascade::{get_active, put_active};
+/// use nstree_rs::req::ns_type::{NET, USER};
+/// use nstree_rs::system::ModelNs;
+///
+/// let init_user = ModelNs::new(3, USER, None);
+/// let user = ModelNs::new(20, USER, Some(init_user.clone()));
+/// let net = ModelNs::new(21, NET, Some(user.clone()));
+/// get_active(&*net);
+/// get_active(&*net);
+/// put_active(&*net); // not the last: the owner keeps its count
+/// assert_eq!((net.active(), user.active()), (1, 1));
+/// put_active(&*net); // the last: the owner loses the one net held
+/// assert_eq!((net.active(), user.active()), (0, 0));
+/// assert_eq!(init_user.active(), 1); // always active, never counted
+/// ```
 pub fn put_active<N: ActiveNode + ?Sized>(ns: &N) {
     cascade(ns, |n| {
         let zero = n.active_dec_and_test();
@@ -97,6 +201,22 @@ pub fn put_active<N: ActiveNode + ?Sized>(ns: &N) {
 
 /// Takes one active reference on `ns` (`__ns_ref_active_get()`),
 /// resurrecting its owners if it was inactive.
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::cascade::get_active;
+/// use nstree_rs::req::ns_type::{NET, USER};
+/// use nstree_rs::system::ModelNs;
+///
+/// let init_user = ModelNs::new(3, USER, None);
+/// let user = ModelNs::new(20, USER, Some(init_user.clone()));
+/// let net = ModelNs::new(21, NET, Some(user.clone()));
+/// get_active(&*net); // inactive: resurrects its owner too
+/// assert_eq!((net.active(), user.active()), (1, 1));
+/// get_active(&*net); // already active: the owner is left alone
+/// assert_eq!((net.active(), user.active()), (2, 1));
+/// ```
 pub fn get_active<N: ActiveNode + ?Sized>(ns: &N) {
     cascade(ns, |n| {
         let prev = n.active_fetch_inc();
@@ -106,6 +226,24 @@ pub fn get_active<N: ActiveNode + ?Sized>(ns: &N) {
 }
 
 /// Something that keeps a namespace's memory alive: a counted reference.
+///
+/// The kernel implements it for `NsRef` (`active.rs`), which owns one
+/// `__ns_ref` count; the host model for `PlainRef`.
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::cascade::Counted;
+/// use nstree_rs::req::ns_type::{NET, USER};
+/// use nstree_rs::system::{ModelNs, PlainRef};
+///
+/// let init_user = ModelNs::new(3, USER, None);
+/// let net = ModelNs::new(21, NET, Some(init_user.clone()));
+/// let counted = PlainRef::get(&net); // the plain count: 1 -> 2
+/// assert_eq!((counted.node().id, net.plain()), (21, 2));
+/// drop(counted);
+/// assert_eq!(net.plain(), 1);
+/// ```
 pub trait Counted {
     /// The namespace type.
     type Node: ActiveNode;
@@ -119,19 +257,85 @@ pub trait Counted {
 ///
 /// It borrows the counted reference that keeps the namespace's memory
 /// alive, so the borrow checker guarantees that an active reference never
-/// outlives its plain one; dropping it runs the put cascade.
+/// outlives its counted one; dropping it runs the put cascade.
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::cascade::Active;
+/// use nstree_rs::req::ns_type::{NET, USER};
+/// use nstree_rs::system::{ModelNs, PlainRef};
+///
+/// let init_user = ModelNs::new(3, USER, None);
+/// let user = ModelNs::new(20, USER, Some(init_user.clone()));
+/// let net = ModelNs::new(21, NET, Some(user.clone()));
+///
+/// let counted = PlainRef::get(&net);
+/// let active = Active::new(&counted); // __ns_ref_active_get()
+/// assert_eq!((net.active(), user.active()), (1, 1));
+/// drop(active); // __ns_ref_active_put()
+/// assert_eq!((net.active(), user.active()), (0, 0));
+/// drop(counted);
+/// ```
+///
+/// The counted reference cannot go while the active one lives:
+///
+/// ```compile_fail,E0505
+/// # use nstree_rs::cascade::Active;
+/// # use nstree_rs::req::ns_type::{NET, USER};
+/// # use nstree_rs::system::{ModelNs, PlainRef};
+/// # let init_user = ModelNs::new(3, USER, None);
+/// # let net = ModelNs::new(21, NET, Some(init_user.clone()));
+/// let counted = PlainRef::get(&net);
+/// let active = Active::new(&counted);
+/// drop(counted); // error: `counted` is still borrowed by `active`
+/// drop(active);
+/// ```
+///
+/// nor can an active reference be kept beyond the scope of its counted one:
+///
+/// ```compile_fail,E0597
+/// # use nstree_rs::cascade::Active;
+/// # use nstree_rs::req::ns_type::{NET, USER};
+/// # use nstree_rs::system::{ModelNs, PlainRef};
+/// # let init_user = ModelNs::new(3, USER, None);
+/// # let net = ModelNs::new(21, NET, Some(init_user.clone()));
+/// let active;
+/// {
+///     let counted = PlainRef::get(&net);
+///     active = Active::new(&counted); // error: `counted` does not live long enough
+/// }
+/// drop(active);
+/// ```
 pub struct Active<'a, P: Counted> {
     counted: &'a P,
 }
 
 impl<'a, P: Counted> Active<'a, P> {
     /// Takes an active reference on the namespace that `counted` holds.
+    ///
+    /// # Examples
+    ///
+    /// See [`Active`].
     pub fn new(counted: &'a P) -> Self {
         get_active(counted.node());
         Active { counted }
     }
 
     /// The namespace.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use nstree_rs::cascade::Active;
+    /// use nstree_rs::req::ns_type::{NET, USER};
+    /// use nstree_rs::system::{ModelNs, PlainRef};
+    ///
+    /// let init_user = ModelNs::new(3, USER, None);
+    /// let net = ModelNs::new(21, NET, Some(init_user.clone()));
+    /// let counted = PlainRef::get(&net);
+    /// assert_eq!(Active::new(&counted).node().id, 21);
+    /// ```
     pub fn node(&self) -> &P::Node {
         self.counted.node()
     }

@@ -21,9 +21,11 @@
 //!   [`IdBatch`] stages ids for it without zeroing a buffer.
 //!
 //! The C functions the kernel calls (`__ns_tree_add_raw`, `listns()`'s
-//! body, ...) are defined at the bottom of this file. Each one converts its
-//! raw arguments once and calls safe code elsewhere in the crate. Their
-//! signatures are checked against the C prototypes at compile time.
+//! body, ...) are defined in `exports/` (`cascade.rs`, `tree.rs`,
+//! `listns.rs`), next to what they wrap. Each one converts its raw
+//! arguments once and calls safe code, or an `unsafe fn` whose contract
+//! it passes on. `#[export]` checks their signatures against the C
+//! prototypes at compile time.
 
 use kernel::bindings;
 

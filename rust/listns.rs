@@ -33,6 +33,13 @@ const _: () = {
     assert!(req::ns_type::USER == bindings::CLONE_NEWUSER);
     assert!(req::ns_type::PID == bindings::CLONE_NEWPID);
     assert!(req::ns_type::NET == bindings::CLONE_NEWNET);
+    // The numbers the host tests see are the kernel's.
+    assert!(Errno::NoEnt.to_errno() == bindings::ENOENT as i32);
+    assert!(Errno::TooBig.to_errno() == bindings::E2BIG as i32);
+    assert!(Errno::Fault.to_errno() == bindings::EFAULT as i32);
+    assert!(Errno::Inval.to_errno() == bindings::EINVAL as i32);
+    assert!(Errno::Overflow.to_errno() == bindings::EOVERFLOW as i32);
+    assert!(Errno::NotSupp.to_errno() == bindings::EOPNOTSUPP as i32);
 };
 
 impl From<Errno> for Error {

@@ -4,8 +4,14 @@
 //! The rules of a `listns()` request, as pure functions.
 //!
 //! Everything here is plain data in, decision out, so the host tests run
-//! the same code; the errno values are those the C implementation returns
-//! (checked against the kernel's constants in `listns.rs`).
+//! the same code; the errors are those the C implementation returns, in
+//! the same order. `listns.rs` maps each [`Errno`] to the kernel's error
+//! code and asserts at compile time that [`Errno::to_errno`] and the uapi
+//! constants here equal the kernel's.
+//!
+//! The examples run on the host (`make host-test`), where the host crate
+//! (`rust/host`) compiles this very file as `nstree_rs::req`. The kernel
+//! does not compile them.
 
 #![forbid(unsafe_code)]
 // The items are `pub` for the host test crate (rust/host), which builds
@@ -22,6 +28,15 @@ pub const MAX_IDS: usize = 1_000_000;
 pub const LISTNS_CURRENT_USER: u64 = u64::MAX;
 
 /// The `CLONE_NEW*` flags (uapi `enum ns_type`).
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::ns_type;
+///
+/// assert_eq!(ns_type::ALL.count_ones(), 8);
+/// assert_eq!(ns_type::NET, 0x4000_0000); // CLONE_NEWNET
+/// ```
 pub mod ns_type {
     /// Time namespace.
     pub const TIME: u32 = 1 << 7;
@@ -64,6 +79,15 @@ pub enum Errno {
 impl Errno {
     /// The (positive) errno number, as on every Linux architecture that
     /// uses the generic numbers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use nstree_rs::req::Errno;
+    ///
+    /// assert_eq!(Errno::NoEnt.to_errno(), 2); // ENOENT
+    /// assert_eq!(Errno::NotSupp.to_errno(), 95); // EOPNOTSUPP
+    /// ```
     pub const fn to_errno(self) -> i32 {
         match self {
             Errno::NoEnt => 2,
@@ -79,6 +103,17 @@ impl Errno {
 /// The syscall arguments checked before anything is read from user space:
 /// `flags` must be 0 (`EINVAL`), `nr_ns_ids` at most [`MAX_IDS`]
 /// (`EOVERFLOW`).
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::{check_args, Errno, MAX_IDS};
+///
+/// assert_eq!(check_args(MAX_IDS, 0), Ok(()));
+/// assert_eq!(check_args(MAX_IDS + 1, 0), Err(Errno::Overflow));
+/// // flags first: EINVAL wins
+/// assert_eq!(check_args(MAX_IDS + 1, 1), Err(Errno::Inval));
+/// ```
 pub fn check_args(nr_ns_ids: usize, flags: u32) -> Result<(), Errno> {
     if flags != 0 {
         return Err(Errno::Inval);
@@ -91,6 +126,17 @@ pub fn check_args(nr_ns_ids: usize, flags: u32) -> Result<(), Errno> {
 
 /// The request's `size` field: above a page is `E2BIG`, below version 0
 /// is `EINVAL` (checked in that order, as `copy_ns_id_req()` does).
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::{check_size, Errno, NS_ID_REQ_SIZE_VER0};
+///
+/// assert_eq!(check_size(NS_ID_REQ_SIZE_VER0, 4096), Ok(()));
+/// assert_eq!(check_size(4096, 4096), Ok(())); // a larger, newer struct
+/// assert_eq!(check_size(4097, 4096), Err(Errno::TooBig));
+/// assert_eq!(check_size(24, 4096), Err(Errno::Inval));
+/// ```
 pub fn check_size(size: usize, page_size: usize) -> Result<(), Errno> {
     if size > page_size {
         return Err(Errno::TooBig);
@@ -103,6 +149,16 @@ pub fn check_size(size: usize, page_size: usize) -> Result<(), Errno> {
 
 /// The copied request: `spare` must be 0 (`EINVAL`), `ns_type` only known
 /// bits (`EOPNOTSUPP`). `spare2` is not checked, as in C.
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::{check_request, ns_type, Errno};
+///
+/// assert_eq!(check_request(0, ns_type::NET | ns_type::USER), Ok(()));
+/// assert_eq!(check_request(1, 0), Err(Errno::Inval));
+/// assert_eq!(check_request(0, 1), Err(Errno::NotSupp));
+/// ```
 pub fn check_request(spare: u32, ns_type: u32) -> Result<(), Errno> {
     if spare != 0 {
         return Err(Errno::Inval);
@@ -115,11 +171,31 @@ pub fn check_request(spare: u32, ns_type: u32) -> Result<(), Errno> {
 
 /// The single type a filter names, if it names exactly one: the walk then
 /// uses that type's tree instead of the unified one.
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::{ns_type, single_type};
+///
+/// assert_eq!(single_type(ns_type::NET), Some(ns_type::NET));
+/// assert_eq!(single_type(ns_type::NET | ns_type::PID), None); // unified
+/// assert_eq!(single_type(0), None); // all types: unified
+/// ```
 pub fn single_type(filter: u32) -> Option<u32> {
     (filter.count_ones() == 1).then_some(filter)
 }
 
 /// Whether a namespace of type `ty` passes the type filter (0: all).
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::{ns_type, requested};
+///
+/// assert!(requested(0, ns_type::UTS));
+/// assert!(requested(ns_type::UTS | ns_type::IPC, ns_type::UTS));
+/// assert!(!requested(ns_type::NET, ns_type::UTS));
+/// ```
 pub fn requested(filter: u32, ty: u32) -> bool {
     filter == 0 || filter & ty != 0
 }
@@ -129,6 +205,16 @@ pub fn requested(filter: u32, ty: u32) -> bool {
 /// strictly greater than `last` on the walked tree, active or not
 /// (`lookup_ns_id_after()`, Linux 7.3); `ENOENT` only if there is none.
 /// Nothing is greater than `u64::MAX`, so resuming after it is `ENOENT`.
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::resume_after;
+///
+/// assert_eq!(resume_after(0), None); // from the start
+/// assert_eq!(resume_after(42), Some(42)); // the first id > 42
+/// assert_eq!(resume_after(u64::MAX), Some(u64::MAX)); // nothing: ENOENT
+/// ```
 pub fn resume_after(last: u64) -> Option<u64> {
     (last != 0).then_some(last)
 }
@@ -137,6 +223,16 @@ pub fn resume_after(last: u64) -> Option<u64> {
 /// the namespace is one of its own (`may_list_ns()`). Both are asked
 /// lazily, in that order: "sees all" is the same for every candidate of a
 /// call and is cached by the caller, "is one of its own" is a lookup.
+///
+/// # Examples
+///
+/// ```
+/// use nstree_rs::req::may_list;
+///
+/// assert!(may_list(|| true, || unreachable!("not asked")));
+/// assert!(may_list(|| false, || true));
+/// assert!(!may_list(|| false, || false));
+/// ```
 pub fn may_list(see_all: impl FnOnce() -> bool, is_current: impl FnOnce() -> bool) -> bool {
     see_all() || is_current()
 }

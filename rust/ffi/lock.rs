@@ -8,8 +8,49 @@ use kernel::bindings;
 
 /// The namespace tree lock (`ns_tree_lock`) held for writing.
 ///
-/// Mutating a [`TreeRoot`] requires a `&WriteGuard`: the type system keeps
-/// writers serialised the way the C code does with `write_seqlock()`.
+/// Mutating a [`TreeRoot`](super::TreeRoot) requires a `&WriteGuard`: the
+/// type system keeps writers serialised the way the C code does with
+/// `write_seqlock()`. A C caller that already holds the lock makes one
+/// with the `unsafe` [`WriteGuard::assume_held`], visible only in `ffi`.
+///
+/// # Examples
+///
+/// ```no_run
+/// use nstree_rs::ffi::lock::WriteGuard;
+/// use nstree_rs::ffi::{NsCommon, TreeRoot, Unified};
+///
+/// /// # Safety
+/// ///
+/// /// As for `TreeRoot::insert`.
+/// unsafe fn publish(root: &TreeRoot<Unified>, ns: &NsCommon) -> bool {
+///     let w = WriteGuard::lock(); // write_seqlock(&ns_tree_lock)
+///     // SAFETY: per the function's contract.
+///     unsafe { root.insert(ns, &w) }
+/// } // write_sequnlock(&ns_tree_lock)
+/// ```
+///
+/// The exclusive read lock is not the write lock:
+///
+/// ```compile_fail,E0308
+/// # use nstree_rs::ffi::lock::ReadGuard;
+/// # use nstree_rs::ffi::{NsCommon, TreeRoot, Unified};
+/// unsafe fn publish(root: &TreeRoot<Unified>, ns: &NsCommon) -> bool {
+///     let r = ReadGuard::lock(); // read_seqlock_excl(&ns_tree_lock)
+///     unsafe { root.insert(ns, &r) }
+/// }
+/// ```
+///
+/// and a guard cannot be made up without taking the lock:
+///
+/// ```compile_fail,E0423
+/// # use core::marker::PhantomData;
+/// # use nstree_rs::ffi::lock::WriteGuard;
+/// # use nstree_rs::ffi::{NsCommon, TreeRoot, Unified};
+/// unsafe fn publish(root: &TreeRoot<Unified>, ns: &NsCommon) -> bool {
+///     let w = WriteGuard(PhantomData);
+///     unsafe { root.insert(ns, &w) }
+/// }
+/// ```
 pub(crate) struct WriteGuard(PhantomData<*mut ()>);
 
 impl WriteGuard {

@@ -157,8 +157,8 @@ impl NsCommon {
     /// `init_user_ns`. `None` for namespaces without operations and for
     /// `init_user_ns` itself.
     ///
-    /// The owner is pinned by its child, so the borrow lives as long as
-    /// `self`'s.
+    /// Every namespace holds a counted reference on its owner for its
+    /// whole lifetime, so the borrow lives as long as `self`'s.
     pub(crate) fn owner(&self) -> Option<&NsCommon> {
         // SAFETY: `self` is valid; `ops` never changes after init.
         if unsafe { (*self.as_ptr()).ops }.is_null() {
@@ -301,8 +301,9 @@ pub(crate) fn may_see_all() -> bool {
 
 /// A counted reference on the caller's user namespace (`current_user_ns()`).
 pub(crate) fn current_user_ns() -> Option<NsRef> {
-    // SAFETY: the caller's credentials pin their user namespace for the
-    // duration of this call, long enough to take our own reference.
+    // SAFETY: the caller's credentials hold a counted reference on their
+    // user namespace for the duration of this call, long enough to take
+    // our own.
     let ns = unsafe { NsCommon::from_raw(ptr::addr_of_mut!((*bindings::current_user_ns()).ns)) };
     NsRef::try_get(ns)
 }

@@ -73,6 +73,22 @@ pub(super) unsafe fn root_init(root: *mut bindings::ns_tree_root) {
 /// `NODE_OFFSET` must be the offset of that `struct ns_tree_node` in
 /// `struct ns_common`, and every tree of this kind must link only that
 /// node of its namespaces.
+///
+/// # Examples
+///
+/// Every tree of a kind computes its namespaces from that kind's node
+/// offset, so a new kind is an `unsafe impl`, whose author vouches for the
+/// offset; safe code cannot add one:
+///
+/// ```compile_fail,E0200
+/// use nstree_rs::ffi::TreeKind;
+///
+/// enum Mine {}
+///
+/// impl TreeKind for Mine {
+///     const NODE_OFFSET: usize = 0;
+/// }
+/// ```
 pub(crate) unsafe trait TreeKind: 'static {
     /// `offsetof(struct ns_common, <node>)`.
     const NODE_OFFSET: usize;
@@ -275,6 +291,22 @@ pub(super) unsafe fn remove_node(
 /// nodes of live namespaces in ascending id order; both are only modified
 /// with the [`WriteGuard`] held. A namespace leaves the tree only once no
 /// counted reference ([`NsRef`]) to it remains.
+///
+/// # Examples
+///
+/// The kind is part of the type: safe code cannot see a per-type root as
+/// the unified one. The only way, [`TreeRoot::from_raw`], is `unsafe`:
+///
+/// ```compile_fail,E0133
+/// use nstree_rs::ffi::tree::ByType;
+/// use nstree_rs::ffi::{TreeRoot, Unified};
+///
+/// fn as_unified(net: &TreeRoot<ByType>) -> &TreeRoot<Unified> {
+///     TreeRoot::from_raw(net.as_raw())
+/// }
+/// ```
+///
+/// Mutation needs the write lock: see [`WriteGuard`].
 #[repr(transparent)]
 pub(crate) struct TreeRoot<K: TreeKind> {
     raw: Opaque<bindings::ns_tree_root>,
@@ -442,6 +474,9 @@ impl<K: TreeKind> TreeRoot<K> {
     /// Inserts `ns` by id. Returns `false` (and inserts nothing) if the id
     /// is already on the tree.
     ///
+    /// The tree lock must be held for writing: `w` proves it (see
+    /// [`WriteGuard`] for what does not compile).
+    ///
     /// # Safety
     ///
     /// The `K` node of `ns` must be on no tree, and `ns` must stay live
@@ -488,6 +523,48 @@ impl<K: TreeKind> TreeRoot<K> {
 ///
 /// Only a root makes cursors, so stepping from a cursor always walks the
 /// list it came from and stops at that list's head.
+///
+/// # Examples
+///
+/// A cursor, and the namespace it gives, are used under the RCU guard they
+/// were found under:
+///
+/// ```no_run
+/// use kernel::sync::rcu;
+/// use nstree_rs::ffi::{TreeRoot, Unified};
+///
+/// fn first_id(root: &TreeRoot<Unified>) -> Option<u64> {
+///     let g = rcu::read_lock();
+///     let first = root.first(&g)?;
+///     Some(first.ns().id())
+/// }
+/// ```
+///
+/// not after `rcu_read_unlock()`, when the namespace may have been freed:
+///
+/// ```compile_fail,E0505
+/// # use kernel::sync::rcu;
+/// # use nstree_rs::ffi::{TreeRoot, Unified};
+/// fn first_id(root: &TreeRoot<Unified>) -> Option<u64> {
+///     let g = rcu::read_lock();
+///     let first = root.first(&g)?;
+///     drop(g); // rcu_read_unlock()
+///     Some(first.ns().id())
+/// }
+/// ```
+///
+/// and a namespace found under RCU cannot leave the read-side section:
+///
+/// ```compile_fail,E0515
+/// # use kernel::sync::rcu;
+/// # use nstree_rs::ffi::{NsCommon, TreeRoot, Unified};
+/// fn first(root: &TreeRoot<Unified>) -> Option<&NsCommon> {
+///     let g = rcu::read_lock();
+///     root.first(&g).map(|c| c.ns())
+/// }
+/// ```
+///
+/// To keep a place beyond the section, hold it: [`Held`].
 pub(crate) struct Cursor<'r, 'g, K: TreeKind> {
     root: &'r TreeRoot<K>,
     ns: &'g NsCommon,
@@ -554,6 +631,38 @@ impl<'r, 'g, K: TreeKind> Cursor<'r, 'g, K> {
 /// sections: a namespace proven on that list by the [`Cursor`] it was
 /// taken from, kept there by the counted reference the `Held` owns (a
 /// namespace leaves its trees only once no counted reference remains).
+///
+/// # Examples
+///
+/// A walk that leaves RCU holds its place, and resumes under a new guard:
+///
+/// ```no_run
+/// use kernel::sync::rcu;
+/// use nstree_rs::ffi::{Held, TreeRoot, Unified};
+///
+/// fn second_id(root: &TreeRoot<Unified>) -> Option<u64> {
+///     let held: Held<'_, Unified> = {
+///         let g = rcu::read_lock();
+///         root.first(&g)?.hold()?
+///     }; // rcu_read_unlock(): the counted reference keeps the place
+///     let g = rcu::read_lock();
+///     let second = held.resume(&g).next(&g)?;
+///     Some(second.ns().id())
+/// }
+/// ```
+///
+/// A place belongs to its tree's kind: a place held on a per-type tree
+/// cannot be where a walk of the unified tree resumes:
+///
+/// ```compile_fail,E0308
+/// # use kernel::sync::rcu;
+/// # use nstree_rs::ffi::tree::ByType;
+/// # use nstree_rs::ffi::{Held, TreeRoot, Unified};
+/// fn resume_point(net: &TreeRoot<ByType>) -> Option<Held<'_, Unified>> {
+///     let g = rcu::read_lock();
+///     net.first(&g)?.hold()
+/// }
+/// ```
 pub(crate) struct Held<'r, K: TreeKind> {
     root: &'r TreeRoot<K>,
     ns: NsRef,

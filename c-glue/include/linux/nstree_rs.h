@@ -46,7 +46,7 @@ bool nstree_rs_rcu_read_lock_held(void);
 bool nstree_rs_need_resched(void);
 void nstree_rs_cond_resched(void);
 
-/* Implemented in Rust (kernel/nstree_rs/ffi/exports.rs), called from C. */
+/* Implemented in Rust (kernel/nstree_rs/ffi/exports/), called from C. */
 long nstree_rs_listns(const struct ns_id_req __user *req, u64 __user *ns_ids,
 		      size_t nr_ns_ids, unsigned int flags);
 size_t nstree_rs_nr_namespaces(void);

@@ -188,5 +188,5 @@ SYSCALL_DEFINE4(listns, const struct ns_id_req __user *, req,
 	return nstree_rs_listns(req, ns_ids, nr_ns_ids, flags);
 }
 
-/* Defined in Rust (ffi/exports.rs); exported as in kernel/nstree.c. */
+/* Defined in Rust (ffi/exports/tree.rs); exported as in kernel/nstree.c. */
 EXPORT_SYMBOL_GPL(__ns_tree_remove);
