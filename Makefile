@@ -17,7 +17,7 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug demo bench check check-series host-test clean distclean
+	test test-base test-debug demo bench check check-series host-test rustdoc clean distclean
 
 help:
 	@echo 'nstree-rs targets:'
@@ -31,7 +31,8 @@ help:
 	@echo '  test-debug   the same, debug configuration only'
 	@echo '  demo         boot the Rust kernel and show listns in action'
 	@echo '  bench        C vs Rust benchmark, ratios'
-	@echo '  host-test    cargo tests of the crate logic (no kernel needed)'
+	@echo '  host-test    cargo tests of the crate logic (no kernel, no setup needed)'
+	@echo '  rustdoc      HTML documentation of the crate (host build, no kernel needed)'
 	@echo '  check        rustfmt, clippy, checkpatch, unsafe rules'
 	@echo '  check-series build every prefix of the series, C and Rust choice'
 	@echo '  clean        remove build outputs (keeps the downloaded tree)'
@@ -72,8 +73,12 @@ demo: rust-tree
 bench: rust-tree
 	@$(S)/bench.sh
 
-host-test: setup
+# Installs its own cargo if there is none: no `setup` needed.
+host-test:
 	@$(S)/host-test.sh
+
+rustdoc:
+	@$(S)/rustdoc.sh
 
 check: tree
 	@$(S)/check.sh

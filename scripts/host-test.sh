@@ -3,9 +3,14 @@
 # host-test.sh [--tap FILE]: the host tests of the crate's pure logic
 # (rust/host: cascade.rs and req.rs compiled from the very files the kernel
 # compiles, driven by models of the namespace system and of listns()),
-# with `cargo test --locked` and the rustup toolchain in ~/.cargo/bin;
-# then the loom model checking of the cascade (tests/loom_cascade.rs),
-# a second `cargo test` built with RUSTFLAGS="--cfg loom".
+# the doc examples and compile_fail examples (doctests, with their error
+# codes checked), with `cargo test --locked`; then the loom model checking
+# of the cascade (tests/loom_cascade.rs), a second `cargo test` built with
+# RUSTFLAGS="--cfg loom".
+#
+# Needs nothing but a cargo: rustup's in ~/.cargo/bin, else one on PATH,
+# else it installs Debian's (cargo-web, with rustc-web) with apt-get. It
+# does not need `make setup` or a kernel tree.
 #
 # Build output goes to $NSTREE_CACHE/host-target (the loom build's to
 # host-target-loom, so that neither rebuilds the other), never into the
@@ -20,7 +25,8 @@
 #   LOOM_MAX_PREEMPTIONS  preemption bound of the one loom scenario too
 #                      large to explore fully (default 4; the others are
 #                      always exhaustive)
-#   CARGO              cargo to use (default ~/.cargo/bin/cargo)
+#   CARGO              cargo to use (default: ~/.cargo/bin/cargo, else
+#                      cargo on PATH, else Debian's, installed)
 #
 # Not sourcing env.sh on purpose: it points RUSTC at the kernel's rustc
 # and creates the kernel output directories, neither of which is wanted.
@@ -33,22 +39,15 @@ tap=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tap) [ $# -ge 2 ] || die "--tap needs a file"; tap=$2; shift 2 ;;
-	-h|--help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (usage: host-test.sh [--tap FILE])" ;;
 	esac
 done
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cache=${NSTREE_CACHE:-$HOME/.cache/nstree-rs}
-CARGO=${CARGO:-$HOME/.cargo/bin/cargo}
-[ -x "$CARGO" ] || die "no cargo at $CARGO (install rustup, or set CARGO=)"
-# The rustc next to that cargo (the rustup proxy), whatever RUSTC says.
-if [ -x "$(dirname "$CARGO")/rustc" ]; then
-	export RUSTC="$(dirname "$CARGO")/rustc"
-else
-	unset RUSTC
-fi
-unset RUSTFLAGS CARGO_BUILD_RUSTFLAGS
+. "$(dirname "$0")/host-cargo.sh"
+log "toolchain: $("$CARGO" --version) ($CARGO), $("${RUSTC:-rustc}" --version)"
 
 mkdir -p "$cache" || die "cannot create $cache"
 export CARGO_TARGET_DIR="$cache/host-target"
@@ -87,6 +86,10 @@ results=$(awk '
 		sub(/^test /, "", line)
 		i = index(line, " ... ")
 		name = substr(line, 1, i - 1)
+		# Doctests: "src/../../cascade.rs - cascade::Active (line 264)";
+		# the kernel crate signatures build.rs generates live in OUT_DIR.
+		sub(/^src\/\.\.\/\.\.\//, "rust/", name)
+		sub(/^.*\/out\/kernel_crate\.rs/, "kernel_crate.rs", name)
 		res = substr(line, i + 5)
 		sub(/ - should panic$/, "", name)
 		if (res == "ok") st = "ok"

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rustdoc.sh: HTML documentation of the crate, rendered by rustdoc from the
+# host build (rust/host), whose library is the kernel crate's module tree:
+# cascade.rs and req.rs themselves, the other modules' signatures and doc
+# comments as build.rs generates them from the kernel crate's files, and
+# the host models. No kernel tree or kernel build is needed. Prints the
+# path of index.html.
+set -uo pipefail
+
+log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cache=${NSTREE_CACHE:-$HOME/.cache/nstree-rs}
+mkdir -p "$cache" || die "cannot create $cache"
+. "$(dirname "$0")/host-cargo.sh"
+export CARGO_TARGET_DIR="$cache/host-target"
+
+log "toolchain: $("$CARGO" --version) ($CARGO)"
+(cd "$REPO/rust/host" && "$CARGO" doc --locked --no-deps --lib) ||
+	die "cargo doc failed"
+index="$CARGO_TARGET_DIR/doc/nstree_rs/index.html"
+[ -f "$index" ] || die "no $index"
+log "crate documentation: $index"
+echo "$index"
