@@ -63,8 +63,15 @@ fi
 # Safety section, unsafe only under rust/ffi/, no safe fn with a duty.
 unsafe_out=$(python3 "$REPO/scripts/check-unsafe.py" "${rs[@]}")
 [ $? = 0 ] || fail=1
+
+# Every code excerpt in the docs matches the file it quotes (ours, or the
+# base kernel tree's; the previous tree's side of a diff where present).
+excerpt_out=$(python3 "$REPO/scripts/check-excerpts.py" --linux "$PRISTINE" \
+	--linux-old "$NSTREE_CACHE/src/linux-source-7.2" "$REPO"/README.md "$REPO"/docs/*.md)
+[ $? = 0 ] || fail=1
 echo
 echo "=== check ==="
 for k in rustfmt clippy checkpatch-series checkpatch-c; do printf '%-18s %s\n' "$k" "${verdict[$k]}"; done
 echo "$unsafe_out"
+echo "$excerpt_out"
 exit $fail
