@@ -8,7 +8,7 @@
 #   user A (uid 1000) with its own uts/net/mnt/ipc, and user B below it;
 #   a net namespace owned by A that only an open fd holds (nsholder);
 #   a uts namespace that only a bind mount holds;
-#   a net namespace that only a socket pins: inactive, so not listed.
+#   a net namespace that only a socket holds: inactive, so not listed.
 scene=/run/nstree-demo
 
 show() {
@@ -31,7 +31,7 @@ NSTREE-DEMO scene:
   user B in A, pid $PID_B        id $USER_B  (net $NET_B)
   net held by an fd ($FD_NET_PATH)  id $FD_NET
   uts held by a bind mount ($BIND_UTS_PATH)  id $BIND_UTS
-  net pinned by a socket only (inactive, not listed)  id $SOCK_NET
+  net held by a socket only (inactive, not listed)  id $SOCK_NET
 EOF
 
 show nstree

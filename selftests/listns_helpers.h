@@ -362,7 +362,7 @@ static inline int make_fd_held_ns(int type, const char *name, __u64 *id)
 
 /*
  * A network namespace that stays in the tree but is inactive: only a
- * socket created in it pins it (sockets hold a passive reference). Returns
+ * socket created in it keeps it (sockets hold a passive reference). Returns
  * the socket.
  */
 static inline int make_socket_pinned_netns(__u64 *id)
@@ -507,7 +507,7 @@ static inline int wait_child(pid_t pid)
  * In a child process: a new user namespace owning a new network
  * namespace; the child sends back a socket created in that network
  * namespace and exits. Then both namespaces are inactive but stay in the
- * tree: the socket pins the network namespace, which pins its owner, with
+ * tree: the socket holds the network namespace, which holds its owner, with
  * passive references only. Returns the socket or -errno.
  */
 static inline int make_socket_pinned_userns_netns(__u64 *user_id,

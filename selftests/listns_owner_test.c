@@ -100,7 +100,7 @@ TEST(owner_destroyed_userns_einval)
 	ASSERT_LIST_ERR(EINVAL, id - 1, 0, id);
 }
 
-/* Inactive but still in the tree (pinned through a socket): EINVAL too. */
+/* Inactive but still in the tree (held by a socket): EINVAL too. */
 TEST(owner_inactive_userns_in_tree_einval)
 {
 	__u64 user = 0, net = 0, ref[MAX_NS];

@@ -242,7 +242,7 @@ TEST(resume_destroyed_then_active)
 }
 
 /*
- * x destroyed, y inactive but still in the tree (a socket pins it), z
+ * x destroyed, y inactive but still in the tree (a socket holds it), z
  * active: the first namespace after x in the unified, net and owner trees
  * is y, which is skipped like any inactive namespace, and the walk goes on
  * to z. The net tree has nothing active after x: an empty list, not

@@ -134,7 +134,7 @@ TEST(handle_of_destroyed_ns_estale)
 	ASSERT_INACTIVE(id);
 }
 
-/* Still in the tree, pinned by a socket, but inactive. */
+/* Still in the tree, held by a socket, but inactive. */
 TEST(handle_of_inactive_ns_in_tree_estale)
 {
 	__u64 id = 0;
@@ -324,7 +324,7 @@ TEST(userns_kept_active_by_owned_ns)
 }
 
 /*
- * N (owned by U) is pinned by a socket only: both inactive. SIOCGSKNS
+ * N (owned by U) is held by a socket only: both inactive. SIOCGSKNS
  * opens N, which resurrects N and, through the owner chain, U.
  */
 TEST(siocgskns_resurrects_netns_and_owner)

@@ -10,7 +10,7 @@
  * nsfs fd: listns() lists it, /proc/PID/ns/ shows it nowhere.
  *
  * With -s (net only) it holds a socket created inside the namespace
- * instead and closes the nsfs fd: a namespace pinned by a socket alone
+ * instead and closes the nsfs fd: a namespace held by a socket alone
  * is inactive, so listns() does not list it, but it still exists and
  * keeps its id.
  *

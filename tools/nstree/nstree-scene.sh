@@ -10,7 +10,7 @@
 #   net (fd)    owned by A, no process in it: nsholder keeps an nsfs fd
 #   uts (bind)  owned by the initial user namespace, no process in it:
 #               kept alive by a bind mount of its /proc/PID/ns/uts file
-#   net (sock)  no process, no nsfs file: only a socket pins it, so it is
+#   net (sock)  no process, no nsfs file: only a socket holds it, so it is
 #               inactive and listns() must not list it
 #
 # setup writes DIR/scene.env (sourced by the callers): the pids, and the

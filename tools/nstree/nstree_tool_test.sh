@@ -180,7 +180,7 @@ sock_net() {
 	fi
 	return 0
 }
-check "socket-pinned (inactive) net ns is not listed" sock_net
+check "socket-held (inactive) net ns is not listed" sock_net
 
 # --- the tree
 # subtree FILE ID: the ids below ID in a tree listing (by indentation)
@@ -438,7 +438,7 @@ paging() {
 check "page sizes 1, 2, 7 give the same listing" paging
 # listns() (7.3) starts after the cursor at the first namespace in the
 # tree and skips inactive ones like any other: a cursor right before the
-# inactive socket-pinned namespace lists the active namespaces after it.
+# inactive socket-held namespace lists the active namespaces after it.
 # (7.2 gave ENOENT there.)  Both kernels must show it.
 paging_inactive() {
 	"$NSTREE" -D -l -s 1 >"$T/dbg" 2>"$T/dbg.err" || { diag "$(cat "$T/dbg.err")"; return 1; }
