@@ -22,7 +22,7 @@ Q := qemu
 help:
 	@echo 'nstree-rs targets:'
 	@echo '  setup        install the toolchain and packages (idempotent)'
-	@echo '  tree         fetch Debian linux-source-7.2 into $$NSTREE_CACHE'
+	@echo '  tree         fetch Debian linux-source-7.3 into $$NSTREE_CACHE'
 	@echo '  rust-tree    copy the tree and apply patches/ with git am'
 	@echo '  patches      regenerate patches/ from rust/ and c-glue/'
 	@echo '  kernel       build VARIANT=c|rust (FLAVOUR=base|debug)'
@@ -74,8 +74,9 @@ bench: rust-tree
 	@$(S)/bench.sh
 
 # Installs its own cargo if there is none: no `setup` needed.
+# ONLY="--test cascade" runs just that (cargo test arguments).
 host-test:
-	@$(S)/host-test.sh
+	@$(S)/host-test.sh $(if $(ONLY),--only $(ONLY))
 
 rustdoc:
 	@$(S)/rustdoc.sh

@@ -20,9 +20,12 @@ elif ! CARGO=$(find_cargo); then
 	apt-cache show cargo-web >/dev/null 2>&1 && pkgs=(cargo-web rustc-web)
 	log "no cargo found: installing Debian's ${pkgs[*]} with apt-get"
 	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
-	$SUDO apt-get update -qq || die "apt-get update failed"
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-		"${pkgs[@]}" >&2 || die "apt-get install ${pkgs[*]} failed"
+	aptlog=$(mktemp "${TMPDIR:-/tmp}/nstree-apt.XXXXXX")
+	{ $SUDO apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+			"${pkgs[@]}"; } >"$aptlog" 2>&1 ||
+		{ tail -20 "$aptlog" >&2; die "apt-get install ${pkgs[*]} failed (log: $aptlog)"; }
+	rm -f "$aptlog"
 	CARGO=$(find_cargo) || die "still no cargo after installing ${pkgs[*]}"
 fi
 # The rustc and rustdoc next to that cargo (rustup's proxies, or Debian's

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# host-test.sh [--tap FILE]: the host tests of the crate's pure logic
-# (rust/host: cascade.rs and req.rs compiled from the very files the kernel
-# compiles, driven by models of the namespace system and of listns()),
+# host-test.sh [--tap FILE | --only CARGO-TEST-ARGS...]: the host tests
+# of the crate's pure logic (rust/host: cascade.rs and req.rs compiled
+# from the very files the kernel compiles, driven by models of the
+# namespace system and of listns()),
 # the doc examples and compile_fail examples (doctests, with their error
 # codes checked), with `cargo test --locked`; then the loom model checking
 # of the cascade (tests/loom_cascade.rs), a second `cargo test` built with
@@ -17,7 +18,9 @@
 # repo, so a second run only runs the tests. With --tap, FILE gets one TAP
 # line per Rust test ("suite::name"), loom's included, and a comment line
 # per loom scenario with the interleavings it explored. Exits non-zero if
-# anything failed, a build failure included.
+# anything failed, a build failure included. With --only, just
+# `cargo test CARGO-TEST-ARGS` in the same environment and build directory
+# (no loom, no TAP): `--only --test cascade`, `--only --doc`, ...
 #
 #   PROPTEST_CASES     cases per property test (default 1024)
 #   PROPTEST_RNG_SEED  seed of every property test (default: random; it is
@@ -36,11 +39,13 @@ log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 tap=
+only=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tap) [ $# -ge 2 ] || die "--tap needs a file"; tap=$2; shift 2 ;;
-	-h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) die "unknown argument '$1' (usage: host-test.sh [--tap FILE])" ;;
+	--only) shift; only=("$@"); break ;;
+	-h|--help) sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$1' (usage: host-test.sh [--tap FILE | --only ARGS...])" ;;
 	esac
 done
 
@@ -55,6 +60,11 @@ export PROPTEST_CASES=${PROPTEST_CASES:-1024}
 export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}
 # The tests disable it already; this covers any test that forgets.
 export PROPTEST_DISABLE_FAILURE_PERSISTENCE=1
+
+if [ ${#only[@]} -gt 0 ]; then
+	log "cargo test --locked ${only[*]} in rust/host (PROPTEST_CASES=$PROPTEST_CASES PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
+	cd "$REPO/rust/host" && exec "$CARGO" test --locked "${only[@]}"
+fi
 
 out=$(mktemp "${TMPDIR:-/tmp}/nstree-host-test.XXXXXX") || die "mktemp failed"
 stats=$(mktemp "${TMPDIR:-/tmp}/nstree-host-loom.XXXXXX") || die "mktemp failed"
