@@ -21,6 +21,11 @@ if [ -d "$OUT/selftests/nstree-rs" ]; then
 	find "$OUT/selftests/nstree-rs" -maxdepth 1 -type f -executable \
 		-exec cp {} "$root/tests/nstree-rs/" \;
 fi
+if [ -d "$OUT/selftests/torture" ]; then
+	mkdir -p "$root/tests/torture"
+	find "$OUT/selftests/torture" -maxdepth 1 -type f -executable \
+		-exec cp {} "$root/tests/torture/" \;
+fi
 mkdir -p "$root/tests/tools"
 for extra in "$OUT"/guest-bin/*; do
 	[ -f "$extra" ] || continue

@@ -30,6 +30,9 @@ append="console=ttyS0 panic=-1 no_timer_check nstree.mode=$mode"
 case "$name" in *debug*) mem=4G ;; esac
 case "$name" in *debug*) : "${NSTREE_DIFFTEST_TO:=60}" ;; esac
 [ -z "${NSTREE_DIFFTEST_TO:-}" ] || append="$append nstree.difftest_to=$NSTREE_DIFFTEST_TO"
+# nstorture's run time (make test: a fixed 60 s; make torture sets it),
+# and anything else a caller wants on the command line.
+append="$append nstree.torture_s=${NSTREE_TORTURE_S:-60} ${NSTREE_APPEND:-}"
 : "${NSTREE_QEMU_TIMEOUT:=2400}"
 logf="$OUT/console-$name-$mode.log"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"

@@ -46,3 +46,11 @@ if [ -f "$REPO/selftests/Makefile" ]; then
 		KHDR_INCLUDES="-isystem $hdr/include" >"$LOGS/own-selftests-build.log" 2>&1 ||
 		{ tail -30 "$LOGS/own-selftests-build.log"; die "nstree-rs selftests build failed"; }
 fi
+
+# nstorture, the concurrency torture test: a suite of its own (/tests/torture).
+if [ -f "$REPO/selftests/torture/Makefile" ]; then
+	log "building nstorture"
+	make -s -C "$REPO/selftests/torture" O="$OUT/selftests/torture" \
+		KHDR_INCLUDES="-isystem $hdr/include" >"$LOGS/torture-build.log" 2>&1 ||
+		{ tail -30 "$LOGS/torture-build.log"; die "nstorture build failed"; }
+fi

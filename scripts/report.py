@@ -107,6 +107,44 @@ def status_of(status, directive, reason):
     return ("fail", "")
 
 
+def torture_stats(path):
+    """nstorture's operation rates and check count in a console log, or None."""
+    stats, summary = None, {}
+    try:
+        with open(path, errors="replace") as f:
+            for l in f:
+                l = TS.sub("", l.rstrip("\r\n"))
+                m = re.match(r"^# NSTORTURE-STATS (.*)", l)
+                if m:
+                    stats = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
+                m = re.match(r"^# nstorture: seed=(\d+), ([\d.]+) s, (\d+) checks", l)
+                if m:
+                    summary = dict(seed=m.group(1), secs=m.group(2), checks=m.group(3))
+    except OSError:
+        return None
+    if stats is not None:
+        stats.update(summary)
+    return stats
+
+
+def torture_table(kernels):
+    """Rows of nstorture's rates, one column per kernel that ran it."""
+    stats = {name: torture_stats(path) for name, path in kernels
+             if name != "host" and not name.startswith("difftest")}
+    stats = {k: v for k, v in stats.items() if v}
+    if not stats:
+        return []
+    names = list(stats)
+    rows = [f"{'nstorture (per second; all kernels, same seed)':<60}  " +
+            "  ".join(f"{n:>10}" for n in names)]
+    keys = ["walks/s", "listns/s", "ids/s", "opens/s", "ioctls/s", "ns-created/s",
+            "scenes/s", "chains8/s", "resurrections/s", "siocgskns/s", "mounts/s",
+            "setns/s", "checks", "seed"]
+    for k in keys:
+        rows.append(f"  {k:<58}  " + "  ".join(f"{stats[n].get(k, '-'):>10}" for n in names))
+    return rows + [""]
+
+
 def parse_tap(path):
     """Results of a plain TAP file (the host tests)."""
     results = {}
@@ -217,6 +255,7 @@ def main(argv):
                     notes.append((f"({k}) {chk}", st[1]))
         lines.append("")
 
+    lines += torture_table(kernels)
     print("\n".join(lines))
     if notes:
         print("notes (reasons for failures and skips, retried tests):")
