@@ -17,7 +17,8 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug demo bench check check-series host-test rustdoc clean distclean
+	test test-base test-debug demo bench check check-series host-test rustdoc clean distclean \
+	torture
 
 help:
 	@echo 'nstree-rs targets:'
@@ -31,6 +32,8 @@ help:
 	@echo '  test-debug   the same, debug configuration only'
 	@echo '  demo         boot the Rust kernel and show listns in action'
 	@echo '  bench        C vs Rust benchmark, ratios'
+	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug'
+	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
 	@echo '  host-test    cargo tests of the crate logic (no kernel, no setup needed)'
 	@echo '  rustdoc      HTML documentation of the crate (host build, no kernel needed)'
 	@echo '  check        rustfmt, clippy, checkpatch, unsafe rules'
@@ -72,6 +75,9 @@ demo: rust-tree
 
 bench: rust-tree
 	@$(S)/bench.sh
+
+torture: $(if $(filter rust,$(VARIANT)),rust-tree,tree)
+	@$(S)/torture.sh
 
 # Installs its own cargo if there is none: no `setup` needed.
 # ONLY="--test cascade" runs just that (cargo test arguments).

@@ -16,6 +16,9 @@ tree=$(variant_tree "$variant")
 build=$(variant_build "$variant" "$flavour")
 name=$variant
 [ "$flavour" = base ] || name="$variant-$flavour"
+# Another series than the project's (make torture LINUX_SERIES=7.2): its
+# own image name, next to the project's.
+[ "$LINUX_SERIES" = "$NSTREE_BASE_SERIES" ] || name="$name-$LINUX_SERIES"
 frags=("$REPO/configs/base.config" "$REPO/configs/$variant.config")
 [ "$flavour" = base ] || frags+=("$REPO/configs/$flavour.config")
 # Options renamed between kernel series (only for a non-default series).

@@ -12,7 +12,8 @@ export NSTREE_CACHE
 # The one place the kernel version is pinned.  LINUX_PKG_VERSION is the
 # Debian package version we prefer; if the archive no longer serves it,
 # fetch-tree.sh accepts any linux-source-$LINUX_SERIES it does serve.
-: "${LINUX_SERIES:=7.3}"
+NSTREE_BASE_SERIES=7.3
+: "${LINUX_SERIES:=$NSTREE_BASE_SERIES}"
 : "${LINUX_PKG_VERSION:=7.3.4-1~bpo13+1}"
 export LINUX_SERIES LINUX_PKG_VERSION
 

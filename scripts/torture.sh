@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# torture.sh: nstorture alone, for as long as asked, on one kernel (make
+# torture).  The guest runs only /tests/torture; the summary is the
+# torture's TAP results, its failures as they happened (with their time),
+# its operation rates, and report.py's verdict on the kernel log.
+#
+#   DURATION      seconds of torture (default 600)
+#   VARIANT       c | rust (default rust)
+#   FLAVOUR       base | debug (default base)
+#   LINUX_SERIES  the kernel series (default: the project's, 7.3); another
+#                 series is the C variant only, its image bzImage-c-SERIES
+#   SEED          nstorture's seed (default: a random one, printed)
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+S="$REPO/scripts"
+Q="$REPO/qemu"
+
+duration=${DURATION:-600}
+variant=${VARIANT:-rust}
+flavour=${FLAVOUR:-base}
+seed=${SEED:-$(((RANDOM << 15) | RANDOM))}
+name=$variant
+[ "$flavour" = base ] || name="$name-$flavour"
+if [ "$LINUX_SERIES" != "$NSTREE_BASE_SERIES" ]; then
+	[ "$variant" = c ] || die "the Rust series applies to Linux $NSTREE_BASE_SERIES only (VARIANT=c for $LINUX_SERIES)"
+	name="$name-$LINUX_SERIES"
+fi
+
+# The guest user space is the same as make test's, built from the
+# project's series whatever kernel it boots.
+(
+	unset LINUX_SERIES LINUX_PKG_VERSION
+	"$S/build-selftests.sh" && "$Q/mkinitramfs.sh"
+) || die "could not build the guest user space"
+[ -f "$OUT/bzImage-$name" ] || "$S/build-kernel.sh" "$variant" "$flavour"
+
+log "nstorture on $name for ${duration}s, seed $seed"
+rm -f "$OUT/console-$name-test.log"
+NSTREE_TORTURE_S=$duration \
+NSTREE_APPEND="nstree.torture_seed=$seed nstree.test_timeout=$((duration + 300))" \
+NSTREE_QEMU_TIMEOUT=$((duration + 900)) \
+	"$Q/run.sh" "$name" test 'torture/' || true
+
+logf="$OUT/console-$name-test.log"
+echo
+echo "=== nstorture on $name ($(cat "$OUT/kernelrelease-$name" 2>/dev/null || echo "?")), ${duration}s, seed $seed ==="
+sed -e 's/\r$//' -e 's/^\[ *[0-9.]*\] //' "$logf" |
+	grep -E '^(ok|not ok) [0-9]|^# (nstorture|NSTORTURE-FAIL|NSTORTURE-STATS)|^# [0-9]+ of [0-9]+ checks failed' |
+	sed 's/^# NSTORTURE-STATS/# ops per second:/' || true
+echo
+python3 "$S/report.py" "$name=$logf" | tail -n +3
