@@ -7,7 +7,7 @@
  *             [-m FOREIGN_MARGIN] [-v]
  *
  * Defaults: the environment's NSTREE_TORTURE_S (else 60) seconds, seed
- * NSTREE_TORTURE_SEED (else 1), 3 readers, 2 writers; -v adds V_LOG to
+ * NSTREE_TORTURE_SEED (else 1), 3 readers, 2 writers, 2 churners; -v adds V_LOG to
  * NSTREE_TORTURE_VERBOSE (see nstorture.h).  Prints TAP: one
  * result per check family, with the operation counts per second and the
  * number of checks as diagnostics, and a NSTORTURE-STATS line; every
@@ -30,7 +30,7 @@ static const char *const op_names[OP_NR] = {
 	[OP_NS] = "ns-created", [OP_SCENE] = "scenes", [OP_CLONE3] = "clone3",
 	[OP_CHAIN] = "chains8", [OP_SETNS] = "setns", [OP_NSFD] = "nsfs-fds",
 	[OP_MOUNT] = "mounts", [OP_SKNS] = "siocgskns",
-	[OP_RESURRECT] = "resurrections",
+	[OP_RESURRECT] = "resurrections", [OP_CHURN] = "churns",
 };
 
 static uint64_t env_u64(const char *name, uint64_t def)
@@ -102,6 +102,11 @@ static pid_t spawn(void (*fn)(int, int), int a, int b)
 static void writer_entry(int idx, int unused)
 {
 	writer_main(idx);
+}
+
+static void churn_entry(int idx, int slot)
+{
+	churn_main(idx, slot);
 }
 
 /* The namespaces the test starts in: always active, always listed. */
@@ -207,18 +212,57 @@ static void check_quiescent(void)
 
 			for (int k = 0; k < NR_TYPES; k++)
 				initial |= ids[i] == sh->init_ids[k];
-			if (!initial && tbl_get(ids[i], &s))
-				fail(CK_QUIESCE, "%s ns %llu (owner %llu) still listed after every test process, fd and mount is gone",
-				     type_name(s.type), (unsigned long long)ids[i],
-				     (unsigned long long)s.owner);
-			else
+			if (initial || !tbl_get(ids[i], &s)) {
 				pass(CK_QUIESCE, 1);
+				continue;
+			}
+			fail(CK_QUIESCE, "%s ns %llu (owner %llu) still listed after every test process, fd and mount is gone",
+			     type_name(s.type), (unsigned long long)ids[i],
+			     (unsigned long long)s.owner);
+			who_holds(ids[i]);
 		}
 		if (n > 0)
 			resume = ids[n - 1];
 	} while (n == PAGE_MAX);
 	if (n < 0 && n != -ENOENT)
 		fail(CK_QUIESCE, "final listns: %s", strerror(-n));
+}
+
+/* The role processes, and the kmsg watcher, for reap(). */
+static pid_t pids[MAX_READERS + MAX_WRITERS], kmsg;
+static const char *role[MAX_READERS + MAX_WRITERS];
+static int nprocs, alive;
+
+/*
+ * Reaps what has ended, without waiting: a role process that ends before
+ * the stop, or by a signal (an Oops in a syscall kills its task), fails
+ * at once, with its time.
+ */
+static void reap(void)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		bool mine = false;
+
+		for (int i = 0; i < nprocs; i++) {
+			if (pids[i] != pid)
+				continue;
+			mine = true;
+			alive--;
+			pids[i] = 0;
+			if (WIFSIGNALED(status))
+				fail(CK_PROCS, "a %s was killed by signal %d", role[i],
+				     WTERMSIG(status));
+			else if (!stopping())
+				fail(CK_PROCS, "a %s ended before the stop, status %#x", role[i],
+				     status);
+		}
+		/* An orphan the subreaper inherited. */
+		if (!mine && pid != kmsg && WIFSIGNALED(status))
+			fail(CK_PROCS, "process %d killed by signal %d", pid, WTERMSIG(status));
+	}
 }
 
 static uint64_t total_op(enum op op)
@@ -247,13 +291,12 @@ int main(int argc, char **argv)
 	uint64_t duration = env_u64("NSTREE_TORTURE_S", 60);
 	uint64_t seed = env_u64("NSTREE_TORTURE_SEED", 1);
 	uint64_t margin = FOREIGN_MARGIN, checks = 0, t_end, next_progress;
-	int readers = 3, writers = 2, opt, failed = 0, alive;
+	int readers = 3, writers = 2, churners = 2, opt, failed = 0;
 	int verbose = env_u64("NSTREE_TORTURE_VERBOSE", 0);
-	pid_t pids[MAX_READERS + MAX_WRITERS], kmsg;
 	struct timespec ts;
 	double secs;
 
-	while ((opt = getopt(argc, argv, "d:s:r:w:m:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:r:w:c:m:v")) != -1) {
 		switch (opt) {
 		case 'd':
 			duration = strtoull(optarg, NULL, 0);
@@ -267,6 +310,9 @@ int main(int argc, char **argv)
 		case 'w':
 			writers = atoi(optarg);
 			break;
+		case 'c':
+			churners = atoi(optarg);
+			break;
 		case 'm':
 			margin = strtoull(optarg, NULL, 0);
 			break;
@@ -274,19 +320,21 @@ int main(int argc, char **argv)
 			verbose |= V_LOG;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-m margin] [-v]\n",
+			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-c churners] [-m margin] [-v]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (readers < 1 || readers > MAX_READERS || writers < 1 || writers > MAX_WRITERS) {
-		fprintf(stderr, "1..%d readers and 1..%d writers\n", MAX_READERS, MAX_WRITERS);
+	if (readers < 1 || readers > MAX_READERS || writers < 1 || churners < 0 ||
+	    writers + churners > MAX_WRITERS) {
+		fprintf(stderr, "1..%d readers, 1..%d writers and churners\n", MAX_READERS,
+			MAX_WRITERS);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..%d\n", CK_NR);
-	printf("# nstorture: seed=%llu duration=%llus readers=%d writers=%d foreign-margin=%llu cpus=%ld\n",
-	       (unsigned long long)seed, (unsigned long long)duration, readers, writers,
+	printf("# nstorture: seed=%llu duration=%llus readers=%d writers=%d churners=%d foreign-margin=%llu cpus=%ld\n",
+	       (unsigned long long)seed, (unsigned long long)duration, readers, writers, churners,
 	       (unsigned long long)margin, sysconf(_SC_NPROCESSORS_ONLN));
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -313,15 +361,25 @@ int main(int argc, char **argv)
 	kmsg = fork();
 	if (kmsg == 0)
 		kmsg_main();
-	for (int i = 0; i < writers; i++)
-		pids[i] = spawn(writer_entry, i, 0);
-	for (int i = 0; i < readers; i++)
-		pids[writers + i] = spawn(reader_main, i, readers);
+	for (int i = 0; i < writers; i++) {
+		role[nprocs] = "writer";
+		pids[nprocs++] = spawn(writer_entry, i, 0);
+	}
+	for (int i = 0; i < churners; i++) {
+		role[nprocs] = "churner";
+		pids[nprocs++] = spawn(churn_entry, i, writers + i);
+	}
+	for (int i = 0; i < readers; i++) {
+		role[nprocs] = "reader";
+		pids[nprocs++] = spawn(reader_main, i, readers);
+	}
 
 	t_end = now_ms() + duration * 1000;
 	next_progress = now_ms() + 10000;
+	alive = nprocs;
 	while (now_ms() < t_end) {
 		usleep(100000);
+		reap();
 		if (now_ms() >= next_progress && duration > 30) {
 			char prefix[64];
 
@@ -335,31 +393,13 @@ int main(int argc, char **argv)
 	atomic_store(&sh->stop, 1);
 
 	/* Everyone finishes their scene and goes; 120 s for slow kernels. */
-	alive = readers + writers;
 	for (uint64_t deadline = now_ms() + 120000; alive && now_ms() < deadline;) {
-		int status;
-		pid_t pid = waitpid(-1, &status, WNOHANG);
-
-		if (pid <= 0) {
-			usleep(20000);
-			continue;
-		}
-		for (int i = 0; i < readers + writers; i++) {
-			if (pids[i] != pid)
-				continue;
-			alive--;
-			pids[i] = 0;
-			if (WIFSIGNALED(status))
-				fail(CK_PROCS, "%s%d killed by signal %d", i < writers ? "writer" : "reader",
-				     i < writers ? i : i - writers, WTERMSIG(status));
-		}
-		if (pid != kmsg && WIFSIGNALED(status))
-			fail(CK_PROCS, "process %d killed by signal %d", pid, WTERMSIG(status));
+		usleep(20000);
+		reap();
 	}
-	for (int i = 0; i < readers + writers; i++)
+	for (int i = 0; i < nprocs; i++)
 		if (pids[i] > 0) {
-			fail(CK_PROCS, "%s%d did not stop within 120 s", i < writers ? "writer" : "reader",
-			     i < writers ? i : i - writers);
+			fail(CK_PROCS, "a %s did not stop within 120 s", role[i]);
 			kill(pids[i], SIGKILL);
 		}
 	/* Orphans (the subreaper's) too. */

@@ -79,9 +79,8 @@
 enum ns_state { ST_NONE, ST_ACTIVE, ST_TRANSIT, ST_INACTIVE };
 
 /*
- * -v, NSTREE_TORTURE_VERBOSE: log scenes and releases, and on a listed
- * inactive namespace, who holds it; the other bits leave out an activity
- * (to find which one a failure needs).
+ * -v, NSTREE_TORTURE_VERBOSE: log scenes and releases; the other bits
+ * leave out an activity (to find which one a failure needs).
  */
 enum {
 	V_LOG = 1,
@@ -112,7 +111,7 @@ enum check {
 enum op {
 	OP_WALK, OP_PAGE, OP_ID, OP_CURUSER, OP_OPEN, OP_OPEN_FAIL, OP_IOCTL,
 	OP_NS, OP_SCENE, OP_CLONE3, OP_CHAIN, OP_SETNS, OP_NSFD, OP_MOUNT,
-	OP_SKNS, OP_RESURRECT, OP_NR
+	OP_SKNS, OP_RESURRECT, OP_CHURN, OP_NR
 };
 
 struct ns_entry {
@@ -273,5 +272,6 @@ ssize_t read_full(int fd, void *buf, size_t len);
 /* The roles. */
 void reader_main(int idx, int readers);
 void writer_main(int idx);
+void churn_main(int idx, int slot);
 
 #endif /* NSTORTURE_H */

@@ -284,8 +284,7 @@ static void check_walk(const struct walkspec *w, const struct walkres *res)
 		     (unsigned long long)res->ids[i], (unsigned long long)s.owner,
 		     (unsigned long long)s.stamp, (unsigned long long)s.hstamp,
 		     (unsigned long long)res->c0);
-		if (sh->verbose & V_LOG)
-			who_holds(res->ids[i]);
+		who_holds(res->ids[i]);
 	}
 	if (res->truncated)
 		return;
@@ -479,8 +478,14 @@ static void reader_walk(struct rng *r, struct walkres *res)
 		w.kind = "all";
 		break;
 	case 1:
+		/*
+		 * One type: mostly those freed through their rcu_head (mnt
+		 * always, uts/ipc/cgroup/user/time when kfree_rcu() falls
+		 * back to it), whose short lists put a walker on a dying
+		 * namespace more often.
+		 */
 		w.kind = "type";
-		w.mask = type_bits[rnd(r, NR_TYPES)];
+		w.mask = chance(r, 50) ? CLONE_NEWNS : type_bits[rnd(r, NR_TYPES)];
 		break;
 	case 2:
 		w.kind = "types";

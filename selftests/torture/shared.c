@@ -405,19 +405,24 @@ static void holders_in(const char *pid, const char *dir, const char *want, int o
 }
 
 /*
- * A debugging aid (-v): what the kernel and the table say about @id, and
- * which processes hold it by an nsfs fd, as a namespace of theirs, or by
- * a mount of this mount namespace.
+ * For a namespace listed although nothing the test knows holds it: what
+ * the kernel and the table say about @id, and which processes hold it by
+ * an nsfs fd, as a namespace of theirs, or by a mount of this mount
+ * namespace.  The first three times in a process only.
  */
 void who_holds(uint64_t id)
 {
 	char want[48], line[512];
+	static int reports;
 	struct ns_snap s;
 	struct dirent *p;
 	struct stat st;
 	DIR *proc;
 	FILE *mi;
 	int fd;
+
+	if (++reports > 3)
+		return;
 
 	tbl_get(id, &s);
 	fd = open_ns_id(id);
@@ -437,6 +442,37 @@ void who_holds(uint64_t id)
 			continue;
 		holders_in(p->d_name, "fd", want, fd);
 		holders_in(p->d_name, "ns", want, fd);
+	}
+	if (proc)
+		closedir(proc);
+	/* Every process: what it is, and its user and time namespaces. */
+	proc = opendir("/proc");
+	while (proc && (p = readdir(proc))) {
+		char path[64], stat[160] = "", links[3][48] = { "", "", "" };
+		static const char *const which[] = { "user", "time", "time_for_children" };
+		FILE *f;
+
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/stat", p->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(stat, sizeof(stat), f))
+			stat[0] = 0;
+		fclose(f);
+		if (strstr(stat, "(kworker") || strstr(stat, " 2 0 0 0 -1"))
+			continue;	/* kernel threads */
+		stat[strcspn(stat, "\n")] = 0;
+		stat[48] = 0;
+		for (int i = 0; i < 3; i++) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%.20s/ns/%s", p->d_name, which[i]);
+			n = readlink(path, links[i], sizeof(links[i]) - 1);
+			links[i][n > 0 ? n : 0] = 0;
+		}
+		note("  process %s | %s %s %s", stat, links[0], links[1], links[2]);
 	}
 	if (proc)
 		closedir(proc);

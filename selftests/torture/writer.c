@@ -702,6 +702,114 @@ static void scene_run(void)
 }
 
 /*
+ * A churner: children that unshare a random set of namespaces, publish
+ * them, linger a moment and exit, as fast as it goes.  Where scenes are
+ * rich, this is many teardowns (and frees) per second.
+ */
+static void churn_child(struct rng *r, uint32_t mask, int out)
+{
+	uint64_t ids[NR_TYPES], user = sh->init_user;
+	int n = 0;
+
+	creating(1);
+	if (unshare(mask)) {
+		creating(-1);
+		fail(CK_ERRNO, "churn: unshare(%#x): %s", mask, strerror(errno));
+		_exit(1);
+	}
+	if (mask & CLONE_NEWUSER)
+		user = self_ns_id("user");
+	for (int ti = 0; ti < NR_TYPES; ti++) {
+		uint64_t owner = type_bits[ti] == CLONE_NEWUSER ? sh->init_user : user;
+		uint64_t parent = 0;
+
+		if (!(mask & type_bits[ti]))
+			continue;
+		ids[n] = self_ns_id(type_file[ti]);
+		if (!ids[n]) {
+			fail(CK_ERRNO, "churn: /proc/self/ns/%s: %s", type_file[ti], strerror(errno));
+			continue;
+		}
+		if (type_bits[ti] == CLONE_NEWUSER)
+			parent = sh->init_user;
+		else if (type_bits[ti] == CLONE_NEWPID)
+			parent = sh->init_ids[5];
+		tbl_publish(ids[n], type_bits[ti], owner, parent, ST_ACTIVE);
+		seen_id(ids[n++]);
+	}
+	creating(-1);
+	count_op(OP_NS, n);
+	if (chance(r, 50))
+		usleep(rnd(r, 2000));
+	for (int i = 0; i < n; i++)
+		tbl_set(ids[i], ST_TRANSIT);
+	write_all(out, ids, n * sizeof(ids[0]));
+	_exit(0);
+}
+
+void churn_main(int idx, int slot)
+{
+	static const uint32_t kinds[] = {
+		CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP, CLONE_NEWNS, CLONE_NEWUSER,
+		CLONE_NEWTIME, CLONE_NEWPID, CLONE_NEWNET,
+	};
+	struct rng r;
+	char name[16];
+
+	my_slot = slot;
+	snprintf(name, sizeof(name), "churn%d", idx);
+	my_name = strdup(name);
+	rng_init(&r, sh->seed, 500 + idx);
+	while (!stopping()) {
+		uint64_t ids[NR_TYPES], stream = rng_next(&r);
+		uint32_t mask = 0;
+		int p[2], status;
+		ssize_t n;
+		pid_t pid;
+
+		/*
+		 * Mostly mount namespaces, which call_rcu() frees through the
+		 * ns_rcu of their ns_common, and the types kfree_rcu() frees;
+		 * net is slow to make and free.
+		 */
+		while (!mask)
+			for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+				if (chance(&r, kinds[i] == CLONE_NEWNET ? 5 :
+					       kinds[i] == CLONE_NEWNS ? 60 : 30))
+					mask |= kinds[i];
+		if (pipe2(p, O_CLOEXEC)) {
+			fail(CK_ERRNO, "pipe: %s", strerror(errno));
+			break;
+		}
+		pid = fork();
+		if (pid == 0) {
+			struct rng cr;
+
+			close(p[0]);
+			rng_init(&cr, sh->seed, stream);
+			churn_child(&cr, mask, p[1]);
+		}
+		close(p[1]);
+		if (pid < 0) {
+			fail(CK_ERRNO, "fork: %s", strerror(errno));
+			close(p[0]);
+			break;
+		}
+		n = read_full(p[0], ids, sizeof(ids));
+		close(p[0]);
+		if (waitpid_retry(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			fail(CK_PROCS, "churn child ended with status %#x", status);
+		for (ssize_t i = 0; n > 0 && i < n / (ssize_t)sizeof(ids[0]); i++) {
+			tbl_set(ids[i], ST_INACTIVE);
+			recent_push(ids[i]);
+		}
+		count_op(OP_CHURN, 1);
+	}
+	_exit(0);
+}
+
+/*
  * A mount namespace of the writer's own for its bind mounts: a process
  * that unshares CLONE_NEWNS copies its mount namespace, bind mounts of
  * nsfs files included, and such a copy keeps the bind-mounted namespace
