@@ -444,8 +444,9 @@ int main(int argc, char **argv)
 			printf("# %llu checks\n", (unsigned long long)count);
 		}
 	}
-	printf("# nstorture: seed=%llu, %.1f s, %llu checks, %d of %d families failed\n",
-	       (unsigned long long)seed, secs, (unsigned long long)checks, failed, CK_NR);
+	printf("# nstorture: seed=%llu, %.1f s, %llu checks, %d of %d families failed; %.1f s to stop and check\n",
+	       (unsigned long long)seed, secs, (unsigned long long)checks, failed, CK_NR,
+	       (now_ms() - sh->start_ns / 1000000) / 1000.0 - secs);
 	print_rates("# NSTORTURE-STATS", secs);
 	return failed ? 1 : 0;
 }

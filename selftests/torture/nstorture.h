@@ -148,6 +148,8 @@ struct shared {
 	uint64_t baseline;
 	/* Each writer's private mount namespace (made inactive by main). */
 	uint64_t writer_mnt[MAX_WRITERS];
+	/* Writers' pids: who_holds() asks a holding writer for its journal. */
+	pid_t writer_pid[MAX_WRITERS];
 	struct check_state ck[CK_NR];
 	uint64_t ops[MAX_SLOTS][OP_NR];
 	_Atomic uint64_t held[MAX_WRITERS + MAX_READERS][HELD_PER_WRITER];

@@ -6,6 +6,7 @@
 #include "nstorture.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -399,6 +400,9 @@ static void holders_in(const char *pid, const char *dir, const char *want, int o
 		if (atoi(pid) == getpid() && !strcmp(dir, "fd") && atoi(f->d_name) == own_fd)
 			continue;
 		note("  held by pid %s: %s/%s -> %s", pid, dir, f->d_name, link);
+		for (int w = 0; w < MAX_WRITERS; w++)
+			if (sh->writer_pid[w] == atoi(pid))
+				kill(sh->writer_pid[w], SIGUSR1);
 	}
 	if (d)
 		closedir(d);
@@ -413,6 +417,7 @@ static void holders_in(const char *pid, const char *dir, const char *want, int o
 void who_holds(uint64_t id)
 {
 	char want[48], line[512];
+	struct holds h = { 0 };
 	static int reports;
 	struct ns_snap s;
 	struct dirent *p;
@@ -423,11 +428,13 @@ void who_holds(uint64_t id)
 
 	if (++reports > 3)
 		return;
-
 	tbl_get(id, &s);
+	/* Its fd keeps the namespace active, as a reader's does. */
+	hold_chain(&h, id);
 	fd = open_ns_id(id);
 	if (fd < 0) {
 		note("ns %llu: cannot open: %s", (unsigned long long)id, strerror(-fd));
+		unhold(&h);
 		return;
 	}
 	fstat(fd, &st);
@@ -483,6 +490,7 @@ void who_holds(uint64_t id)
 	if (mi)
 		fclose(mi);
 	close(fd);
+	unhold(&h);
 }
 
 pid_t waitpid_retry(pid_t pid, int *status, int flags)

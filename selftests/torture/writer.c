@@ -69,6 +69,40 @@ struct plan {
 };
 
 static int widx;
+
+/*
+ * The writer's journal: its last actions, printed when a namespace it
+ * believes inactive turns out to be held (a hole in its bookkeeping, or
+ * a kernel bug).
+ */
+#define JOURNAL 48
+static char journal[JOURNAL][112];
+static unsigned int jpos;
+static atomic_int dump_asked;	/* set by SIGUSR1 */
+
+static __printf(1, 2) void jlog(const char *fmt, ...)
+{
+	char *line = journal[jpos++ % JOURNAL];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(journal[0]), "%llu ", (unsigned long long)clock_now());
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(journal[0]) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void journal_dump(void)
+{
+	dump_asked = 0;
+	for (unsigned int i = jpos > JOURNAL ? jpos - JOURNAL : 0; i < jpos; i++)
+		note("  journal: %s", journal[i % JOURNAL]);
+}
+
+static void dump_request(int sig)
+{
+	dump_asked = 1;
+}
 static struct rng wr;
 static char mnt_path[SCENE_MOUNTS][64];
 
@@ -241,7 +275,17 @@ static void scene_transit(struct scene *sc)
 
 static void scene_publish(struct scene *sc)
 {
+	char line[96];
+	int n = 0;
+
 	scene_recompute(sc);
+	for (int i = 0; i < sc->nns && n < (int)sizeof(line) - 24; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %llu%c%d",
+			      (unsigned long long)sc->ns[i].id, sc->ns[i].active ? '+' : '-',
+			      sc->ns[i].fds);
+	jlog("publish%s", line);
+	if (dump_asked)
+		journal_dump();
 	for (int i = 0; i < sc->nns; i++) {
 		tbl_set(sc->ns[i].id, sc->ns[i].active ? ST_ACTIVE : ST_INACTIVE);
 		if (!sc->ns[i].active)
@@ -304,7 +348,7 @@ static bool scene_start(struct scene *sc, const struct plan *p)
 	uint64_t stream = rng_next(&wr);
 	struct rec rv[SCENE_NS];
 	struct pollfd pfd;
-	int sv[2];
+	int sv[2], ret;
 	struct hdr h;
 
 	memset(sc, 0, sizeof(*sc));
@@ -340,7 +384,9 @@ static bool scene_start(struct scene *sc, const struct plan *p)
 	}
 	sc->proc = true;
 	pfd = (struct pollfd){ .fd = sc->ctl, .events = POLLIN };
-	if (poll(&pfd, 1, 60000) != 1 || read_full(sc->ctl, &h, sizeof(h)) != sizeof(h) ||
+	while ((ret = poll(&pfd, 1, 60000)) < 0 && errno == EINTR)
+		;
+	if (ret != 1 || read_full(sc->ctl, &h, sizeof(h)) != sizeof(h) ||
 	    h.n > SCENE_NS) {
 		fail(CK_PROCS, "scene child %d did not report", sc->child);
 		return true;	/* torn down as usual */
@@ -385,11 +431,22 @@ static bool scene_start(struct scene *sc, const struct plan *p)
 		}
 	}
 	count_op(OP_SCENE, 1);
+	{
+		char line[96];
+		int n = 0;
+
+		for (int i = 0; i < sc->nns && n < (int)sizeof(line) - 24; i++)
+			n += snprintf(line + n, sizeof(line) - n, " %s:%llu<%llu",
+				      type_name(sc->ns[i].type), (unsigned long long)sc->ns[i].id,
+				      (unsigned long long)sc->ns[i].owner);
+		jlog("scene%s", line);
+	}
 	return true;
 }
 
 static void add_fd(struct scene *sc, int fd, int ns)
 {
+	jlog("fd %d -> %llu", fd, (unsigned long long)sc->ns[ns].id);
 	if (sc->nfd >= SCENE_FDS) {
 		close(fd);
 		return;
@@ -400,27 +457,43 @@ static void add_fd(struct scene *sc, int fd, int ns)
 }
 
 /* Opens a namespace of the scene by handle; it is active, so that works. */
+/*
+ * Opens a namespace of the scene by handle.  One the scene no longer
+ * holds may open too, while a reader holds it: the writer's fd then keeps
+ * it active after the reader is done, so that open is framed like a
+ * release, TRANSIT before and the recomputed state after.
+ */
 static void open_one(struct scene *sc)
 {
+	bool was_active;
 	int i, fd;
 
 	if (!sc->nns || sc->nfd >= SCENE_FDS)
 		return;
 	i = rnd(&wr, sc->nns);
+	was_active = sc->ns[i].active;
+	if (!was_active)
+		scene_transit(sc);
 	fd = open_ns_id(sc->ns[i].id);
 	count_op(OP_NSFD, 1);
+	jlog("open %llu: fd %d (%s)", (unsigned long long)sc->ns[i].id, fd,
+	     was_active ? "active" : "inactive");
 	if (fd < 0) {
-		if (sc->ns[i].active)
+		if (was_active)
 			fail(CK_OPEN, "writer: cannot open its active %s ns %llu: %s",
 			     type_name(sc->ns[i].type), (unsigned long long)sc->ns[i].id,
 			     strerror(-fd));
-		return;
+	} else {
+		if (was_active)
+			pass(CK_OPEN, 1);
+		if (ns_id_of_fd(fd) != sc->ns[i].id)
+			fail(CK_IOCTL, "writer: handle of %llu opened ns %llu",
+			     (unsigned long long)sc->ns[i].id,
+			     (unsigned long long)ns_id_of_fd(fd));
+		add_fd(sc, fd, i);
 	}
-	pass(CK_OPEN, 1);
-	if (ns_id_of_fd(fd) != sc->ns[i].id)
-		fail(CK_IOCTL, "writer: handle of %llu opened ns %llu",
-		     (unsigned long long)sc->ns[i].id, (unsigned long long)ns_id_of_fd(fd));
-	add_fd(sc, fd, i);
+	if (!was_active)
+		scene_publish(sc);
 }
 
 static void mount_one(struct scene *sc)
@@ -582,6 +655,7 @@ static void release(struct scene *sc, enum rel what, int k)
 	static const char *const names[] = { "fd", "mount", "child", "sock" };
 	int status;
 
+	jlog("releasing %s %d (fd %d)", names[what], k, what == REL_FD ? sc->fd[k] : -1);
 	if (sh->verbose & V_LOG)
 		note("releasing %s %d (ns %llu)", names[what], k,
 		     (unsigned long long)(what == REL_FD ? sc->ns[sc->fd_ns[k]].id :
@@ -842,6 +916,9 @@ void writer_main(int idx)
 
 	widx = idx;
 	my_slot = idx;
+	sh->writer_pid[idx] = getpid();
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = dump_request,
+						.sa_flags = SA_RESTART }, NULL);
 	snprintf(name, sizeof(name), "writer%d", idx);
 	my_name = strdup(name);
 	rng_init(&wr, sh->seed, 1 + idx);
