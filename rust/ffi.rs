@@ -11,7 +11,8 @@
 //!   counted reference);
 //! - [`NsRef`] owns one `__ns_ref` count and drops it through `ops->put`;
 //! - [`TreeRoot<K>`] is a `struct ns_tree_root` linking the namespaces'
-//!   tree nodes of kind `K` ([`Unified`], [`ByType`](tree::ByType), [`ByOwner`]); its
+//!   tree nodes of kind `K` ([`Unified`], [`ByType`](tree::ByType),
+//!   [`ByOwner`](tree::ByOwner)); its
 //!   mutators are `unsafe` and take a [`WriteGuard`](lock::WriteGuard)
 //!   (the `ns_tree_lock` seqlock held for writing), its lockless readers
 //!   take an RCU guard and return [`Cursor`](tree::Cursor)s bounded by it;
@@ -38,10 +39,14 @@ mod tree;
 mod user;
 
 pub(crate) use lock::{cond_resched, need_resched, read_retry};
-pub(crate) use ns::{current_user_ns, is_initial_id, may_see_all, NsCommon, NsRef};
+#[cfg(CONFIG_KUNIT)]
+pub(crate) use ns::is_initial_id;
+pub(crate) use ns::{current_user_ns, may_see_all, NsCommon, NsRef};
 #[cfg(CONFIG_KUNIT)]
 pub(crate) use test_tree::TestTree;
-pub(crate) use tree::{type_root, ByOwner, Held, TreeKind, TreeRoot, Unified, NS_UNIFIED_ROOT};
+#[cfg(CONFIG_KUNIT)]
+pub(crate) use tree::ByOwner;
+pub(crate) use tree::{type_root, Held, TreeKind, TreeRoot, Unified, NS_UNIFIED_ROOT};
 pub(crate) use user::{read_request, IdBatch, NsIdReq, UserIds};
 
 /// Byte offset of the anonymous `struct ns_tree` inside `struct ns_common`.

@@ -180,9 +180,10 @@ mod cascade_tests {
 
 #[kunit_tests(nstree_rs_trees)]
 mod tree_tests {
+    use crate::ffi::ByOwner;
     use crate::ffi::{self, type_root, TestTree};
     use crate::req::ns_type;
-    use crate::tree::{self, ByOwner};
+    use crate::tree;
     use kernel::sync::rcu;
 
     const TYPES: [u32; 8] = [

@@ -8,7 +8,8 @@
 //! - the unified tree of all namespaces, through `ns_unified_node`
 //!   ([`Unified`]);
 //! - its owning user namespace's tree, through `ns_owner_node`
-//!   ([`ByOwner`]; `init_user_ns` has no owner and is on no owner tree).
+//!   ([`ByOwner`](crate::ffi::ByOwner); `init_user_ns` has no owner and is
+//!   on no owner tree).
 //!
 //! Each tree is an rbtree for lookups plus an RCU list in the same order
 //! for iteration, a [`TreeRoot<K>`](crate::ffi::TreeRoot) whose kind `K`
@@ -25,8 +26,7 @@
 
 use kernel::sync::rcu::Guard;
 
-use crate::ffi::{type_root, NsCommon, TreeRoot, NS_UNIFIED_ROOT};
-pub(crate) use crate::ffi::{ByOwner, Unified};
+use crate::ffi::{type_root, NsCommon, TreeRoot, Unified, NS_UNIFIED_ROOT};
 
 /// The unified tree.
 pub(crate) fn unified() -> &'static TreeRoot<Unified> {

@@ -106,22 +106,6 @@ bool nstree_rs_read_seqretry(unsigned int seq)
 	return read_seqretry(&ns_tree_lock, seq);
 }
 
-/* struct proc_ns_operations has a randomized layout: call it from C. */
-struct user_namespace *nstree_rs_ns_owner(struct ns_common *ns)
-{
-	return ns->ops->owner(ns);
-}
-
-void nstree_rs_ns_put(struct ns_common *ns)
-{
-	ns->ops->put(ns);
-}
-
-bool nstree_rs_ns_ref_inc_not_zero(struct ns_common *ns)
-{
-	return refcount_inc_not_zero(&ns->__ns_ref);
-}
-
 void nstree_rs_list_add_rcu(struct list_head *new, struct list_head *head)
 {
 	list_add_rcu(new, head);
