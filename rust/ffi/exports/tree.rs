@@ -85,6 +85,9 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
 /// # Safety
 ///
 /// `node` must be on `root`; the caller holds `ns_tree_lock` for writing.
+/// If `root` is one of the namespace trees, no counted reference to the
+/// node's namespace may remain (walks resume from a counted reference,
+/// see `Held`).
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_del(
     node: *mut bindings::ns_tree_node,
