@@ -1,11 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # build-peers.sh: the guest's "peers" of our own tests, staged in
-# $OUT/peers-root, which mkinitramfs.sh copies into the image: the kernel
-# tree's other selftests that reach the namespace tree (pidfd, nsfs,
-# clone3, pid namespaces, /proc, statmount/listmount, mount namespaces,
-# time namespaces), built static from the Rust tree like the namespaces
-# suite, one /tests/<suite>/ per collection.
+# $OUT/peers-root, which mkinitramfs.sh copies into the image:
+#
+#  - the kernel tree's other selftests that reach the namespace tree
+#    (pidfd, nsfs, clone3, pid namespaces, /proc, statmount/listmount,
+#    mount namespaces, time namespaces), built static from the Rust tree
+#    like the namespaces suite, one /tests/<suite>/ per collection;
+#  - real user space: util-linux (lsns, nsenter, unshare) and iproute2
+#    (ip) from Debian, with the shared libraries and the loader they need,
+#    under /opt/debian (guest-debs.sh), and our TAP tests of them in
+#    /tests/userspace/.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -144,3 +149,13 @@ for f in $(find "$stage/tests" -type f -executable); do
 done
 log "staged $n peer selftests in $(ls "$stage/tests" | wc -l) suites"
 
+# Real user space from Debian, and our tests of it.
+"$REPO/scripts/guest-debs.sh" "$stage"
+mkdir -p "$stage/tests/userspace/.helpers" "$stage/usr/bin"
+for t in "$REPO"/peers/userspace/*_test.sh; do
+	install -m 0755 "$t" "$stage/tests/userspace/$(basename "$t" .sh)"
+done
+install -m 0644 "$REPO/peers/userspace/lib.sh" "$stage/tests/userspace/.helpers/peers-lib.sh"
+gcc -O2 -Wall -Wextra -static -pthread -o "$stage/usr/bin/nsthread" "$REPO/peers/userspace/nsthread.c" ||
+	die "building nsthread failed"
+log "staged $(ls "$stage/tests/userspace" | wc -l) user-space peer tests"
