@@ -18,8 +18,9 @@ upstream suites that are not ours to fix (tab-separated: fail|skip, a
 test-id glob, a glob for the failure's message, the reason).  A listed
 test that fails on both kernels at the same place, with the listed
 message, is a known failure: shown as "fail" with the reason, and
-counted on a line of its own before the summary line, not as passed nor
-as failed ("N known failures: pre-existing, same on C and Rust").  If it
+counted on a line of its own before the summary line, one per kernel's
+result, not as passed nor as failed ("N known failures (M tests, one
+result a kernel): pre-existing, same on C and Rust").  If it
 fails on one kernel only, at different places or otherwise, it is an
 ordinary failure (and on one kernel only a C/Rust difference).
 """
@@ -239,7 +240,7 @@ def main(argv):
             parsed[name][1]["Rust code ran"] = (
                 ("pass", "") if ok else ("fail", "no nstree_rs banner on the console"))
 
-    counts = {"pass": 0, "fail": 0, "skip": 0, "known": 0}
+    counts = {"pass": 0, "fail": 0, "skip": 0, "known": 0, "known_tests": 0}
     known = load_known()
     notes = []
     lines = []
@@ -314,6 +315,7 @@ def main(argv):
                 if st[1]:
                     notes.append((f"{t} [{k}]", st[1]))
             if why and same:
+                counts["known_tests"] += 1
                 mark = "  <- known failure, same on C and Rust"
                 notes.append((t, f"known failure: {why}"))
             elif listed and any(x[0] == "fail" for x in cells):
@@ -354,8 +356,8 @@ def main(argv):
             json.dump({n: {"results": parsed[n][0], "checks": parsed[n][1]} for n in parsed},
                       f, indent=1, sort_keys=True)
     if counts["known"]:
-        print(f"{counts['known']} known failures: pre-existing, same on C and Rust "
-              "(peers/known-issues; not counted below)")
+        print(f"{counts['known']} known failures ({counts['known_tests']} tests, one result a "
+              "kernel): pre-existing, same on C and Rust (peers/known-issues; not counted below)")
     print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
     return 1 if counts["fail"] else 0
 
