@@ -33,6 +33,8 @@ for extra in "$OUT"/guest-bin/*; do
 	# Tools' own tests (NAME_test) run with the selftests, in /tests/tools/.
 	case "$extra" in *_test) ln -s "/usr/bin/$(basename "$extra")" "$root/tests/tools/" ;; esac
 done
+# The peer suites and Debian user space (scripts/build-peers.sh).
+[ ! -d "$OUT/peers-root" ] || cp -a "$OUT/peers-root/." "$root/"
 cat >"$root/etc/passwd" <<PW
 root:x:0:0:root:/root:/bin/sh
 user:x:1000:1000:user:/tmp:/bin/sh

@@ -54,3 +54,6 @@ if [ -f "$REPO/selftests/torture/Makefile" ]; then
 		KHDR_INCLUDES="-isystem $hdr/include" >"$LOGS/torture-build.log" 2>&1 ||
 		{ tail -30 "$LOGS/torture-build.log"; die "nstorture build failed"; }
 fi
+
+# The kernel's other namespace-touching selftests and real user space.
+"$REPO/scripts/build-peers.sh"

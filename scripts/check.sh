@@ -55,7 +55,7 @@ fi
 # so it defines __printf() and friends itself, and the viewer reports a
 # kernel without listns() by its ENOSYS.
 kfiles=$(find "$REPO/c-glue" -name '*.[ch]')
-ufiles=$(find "$REPO/selftests" "$REPO/tools" "$REPO/bench" -name '*.[ch]')
+ufiles=$(find "$REPO/selftests" "$REPO/tools" "$REPO/bench" "$REPO/peers" -name '*.[ch]')
 out=$("${cp[@]}" -f $kfiles 2>&1
       "${cp[@]}" --ignore PREFER_DEFINED_ATTRIBUTE_MACRO,ENOSYS -f $ufiles 2>&1)
 if [ -z "$out" ]; then verdict[checkpatch-c]=clean; rm -f "$LOGS/checkpatch-c.log"; else

@@ -11,8 +11,21 @@ WARNING/BUG/Oops/KASAN/lockdep/kmemleak report, and (Rust kernels) Rust
 code announced itself.  A test whose result differs between the kernels
 is a failure of its own.  Prints a side-by-side table and ends with the
 line "N passed, N failed, N skipped"; exits 1 if anything failed.
+
+A failed test's reason is its first assertion message ("# file.c:LINE:
+...") or exit status.  peers/known-issues explains failures and skips of
+upstream suites that are not ours to fix (tab-separated: fail|skip, a
+test-id glob, a glob for the failure's message, the reason).  A listed
+test that fails on both kernels at the same place, with the listed
+message, is a known failure: shown as "fail" with the reason, and
+counted on a line of its own before the summary line, one per kernel's
+result, not as passed nor as failed ("N known failures (M tests, one
+result a kernel): pre-existing, same on C and Rust").  If it
+fails on one kernel only, at different places or otherwise, it is an
+ordinary failure (and on one kernel only a C/Rust difference).
 """
 
+import fnmatch
 import json
 import os
 import re
@@ -21,6 +34,9 @@ import sys
 TS = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 TAP = re.compile(r"^\s*(ok|not ok)\s+\d+\s+(.*?)(?:\s+#\s*(SKIP|XFAIL|TODO)\b\s*(.*))?$")
 PLAN = re.compile(r"^\s*1\.\.(\d+)")
+# The kselftest harness's assertion message, or our runner's exit status.
+DIAG = re.compile(r"^# (\S+\.c:\d+:.*|exit status \d+)$")
+KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "known-issues")
 BAD = re.compile(
     r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|KASAN:|"
     r"UBSAN:|kernel BUG|possible recursive locking|possible circular locking|"
@@ -45,7 +61,11 @@ def parse(path):
     checks["kernel log clean"] = ("fail", bad[0].strip()) if bad else ("pass", "")
 
     current, plan, seen, kunit_suite, retry = None, None, 0, None, None
+    diag = None  # the first assertion message since the last result
     for l in lines:
+        m = DIAG.match(l)
+        if m and diag is None:
+            diag = m.group(1)
         if l.startswith("NSTREE-RETRY-BEGIN "):
             _, binary, tn, attempt = l.split()[:4]
             retry = (binary, tn, attempt.split("=")[1])
@@ -58,12 +78,13 @@ def parse(path):
             m = TAP.match(l)
             if m and not l.startswith(" ") and m.group(2) == retry[1]:
                 status, desc, directive, reason = m.groups()
-                st = status_of(status, directive, reason)
+                st = with_diag(status_of(status, directive, reason), diag)
+                diag = None
                 note = f"attempt {retry[2]} of 3 (earlier attempts skipped)"
                 results[f"{retry[0]}:{desc}"] = (st[0], f"{st[1]}; {note}" if st[1] else note)
             continue
         if l.startswith("NSTREE-TEST-BEGIN "):
-            current, plan, seen = l.split()[1], None, 0
+            current, plan, seen, diag = l.split()[1], None, 0, None
             continue
         if l.startswith("NSTREE-TEST-END "):
             rc = re.search(r"rc=(\d+)", l)
@@ -95,8 +116,46 @@ def parse(path):
         if m and not l.startswith(" "):
             seen += 1
             status, desc, directive, reason = m.groups()
-            results[f"{current}:{desc}"] = status_of(status, directive, reason)
+            results[f"{current}:{desc}"] = with_diag(status_of(status, directive, reason), diag)
+            diag = None
     return results, checks
+
+
+def with_diag(st, diag):
+    """A failure's reason: the assertion that failed, if one was printed."""
+    if st[0] == "fail" and not st[1] and diag:
+        return ("fail", diag)
+    return st
+
+
+def where(reason):
+    """Where a test failed, to tell whether two kernels failed the same way."""
+    m = re.search(r"\S+\.c:\d+", reason or "")
+    return m.group(0) if m else (reason or "")
+
+
+def load_known(path=KNOWN):
+    """[(kind, test glob, message glob, reason)] from the known-issues file."""
+    known = []
+    try:
+        with open(path) as f:
+            for l in f:
+                if not l.strip() or l.startswith("#"):
+                    continue
+                kind, glob, msg, reason = l.rstrip("\n").split("\t", 3)
+                known.append((kind, glob, msg, reason))
+    except OSError:
+        pass
+    return known
+
+
+def known_reason(known, kind, test, message=None):
+    """The reason of the entry for TEST (and its failure MESSAGE, if given)."""
+    for k, glob, msg, reason in known:
+        if k == kind and fnmatch.fnmatchcase(test, glob) and (
+                message is None or fnmatch.fnmatchcase(message, msg)):
+            return reason
+    return None
 
 
 def status_of(status, directive, reason):
@@ -181,7 +240,8 @@ def main(argv):
             parsed[name][1]["Rust code ran"] = (
                 ("pass", "") if ok else ("fail", "no nstree_rs banner on the console"))
 
-    counts = {"pass": 0, "fail": 0, "skip": 0}
+    counts = {"pass": 0, "fail": 0, "skip": 0, "known": 0, "known_tests": 0}
+    known = load_known()
     notes = []
     lines = []
 
@@ -233,20 +293,48 @@ def main(argv):
             cells = []
             for k in cols:
                 st = parsed[k][0].get(t)
-                if st is None:
-                    if rust_only and k == c:
-                        cells.append(("n/a", ""))
-                        continue
+                if st is None and not (rust_only and k == c):
                     st = ("fail", "missing: the test did not report on this kernel")
+                cells.append(st if st else ("n/a", ""))
+            # A known failure: failed on both kernels at the same place,
+            # with the message listed.  It stays a "fail" in the table
+            # and the notes.
+            listed = known_reason(known, "fail", t)
+            same = (len(cols) == 2 and all(x[0] == "fail" for x in cells) and
+                    where(cells[0][1]) == where(cells[1][1]))
+            why = known_reason(known, "fail", t, cells[0][1]) if same else None
+            mark = ""
+            for k, st in zip(cols, cells):
+                if st[0] == "n/a":
+                    continue
+                if why and same:
+                    counts["known"] += 1
+                    notes.append((f"{t} [{k}]", f"known failure: {st[1]}"))
+                    continue
                 count(st)
-                cells.append(st)
                 if st[1]:
                     notes.append((f"{t} [{k}]", st[1]))
+            if why and same:
+                counts["known_tests"] += 1
+                mark = "  <- known failure, same on C and Rust"
+                notes.append((t, f"known failure: {why}"))
+            elif listed and any(x[0] == "fail" for x in cells):
+                notes.append((t, f"listed as a known failure ({listed}), but it did not fail "
+                                 "that way on both kernels"))
+            elif listed:
+                notes.append((t, f"listed as a known failure ({listed}), but it did not fail: "
+                                 "update peers/known-issues"))
+            skip_why = known_reason(known, "skip", t)
+            if skip_why and any(x[0] == "skip" for x in cells):
+                notes.append((t, f"skipped: {skip_why}"))
             differs = not rust_only and len(cols) == 2 and cells[0][0] != cells[1][0]
             if differs:
                 counts["fail"] += 1
                 notes.append((f"{t}", f"C and Rust differ: {cells[0][0]} vs {cells[1][0]}"))
-            lines.append(fmt_row(t, [x[0] for x in cells], "  <- C/Rust differ" if differs else ""))
+                mark = "  <- C/Rust differ"
+            elif same and not why and not rust_only:
+                mark = "  <- fails on C and Rust"
+            lines.append(fmt_row(t, [x[0] for x in cells], mark))
         for k in cols:
             for chk, st in parsed[k][1].items():
                 count(st)
@@ -267,6 +355,9 @@ def main(argv):
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump({n: {"results": parsed[n][0], "checks": parsed[n][1]} for n in parsed},
                       f, indent=1, sort_keys=True)
+    if counts["known"]:
+        print(f"{counts['known']} known failures ({counts['known_tests']} tests, one result a "
+              "kernel): pre-existing, same on C and Rust (peers/known-issues; not counted below)")
     print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
     return 1 if counts["fail"] else 0
 

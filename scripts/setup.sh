@@ -8,7 +8,7 @@ set -euo pipefail
 PKGS=(rustc-web rust-web-src clang-19 lld-19 llvm-19 libclang-19-dev
       qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev
       cpio ccache libcap-dev rsync xz-utils python3 gnuplot-nox git
-      rust-web-clippy python3-ply python3-git)
+      rust-web-clippy python3-ply python3-git patch binutils)
 
 missing=()
 for p in "${PKGS[@]}"; do
