@@ -230,9 +230,7 @@ fn walk<K: TreeKind>(
                 cur = c.next(&g);
             }
         };
-        for &id in ids.as_slice() {
-            out.push(id)?;
-        }
+        out.push_all(ids.as_slice())?;
         listed += ids.len();
         match stop {
             Stop::Full(held) => at = Some(held),
