@@ -31,7 +31,7 @@ help:
 	@echo '  test-base    the same, base configuration only (FLAVOURS=base)'
 	@echo '  test-debug   the same, debug configuration only'
 	@echo '  demo         boot the Rust kernel and show listns in action'
-	@echo '  bench        C vs Rust benchmark, ratios'
+	@echo '  bench        C, C-opt and Rust benchmark: ratios, docs/bench/'
 	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug'
 	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
 	@echo '  host-test    cargo tests of the crate logic (no kernel, no setup needed)'

@@ -11,14 +11,19 @@
  *   sizes=1000:10000:50000  population sizes (the population only grows)
  *   reps=7                  repetitions of every cell (bench.sh: 5 under icount)
  *   ms=30                   measured time per cell and repetition (icount: 10)
+ *   churn_ms=150            the same for the churn_ workloads (default 5 * ms:
+ *                           the async teardown of churned namespaces makes
+ *                           their samples vary, longer windows average it)
  *   calib=2000              TSC calibration time (coarse clocks only)
  *   only=listns:churn_uts   only workloads whose name starts with one of these
+ *   mem=2000                namespaces per type for the slab memory figures
+ *                           (mem.c; net: a tenth), 0 for none
  *   smoke                   the same as --smoke
  *
  * Output, between NSBENCH-BEGIN and NSBENCH-END (prefixed "# " in smoke
  * mode, to stay TAP):
  *   NSBENCH workload=W n=N rep=R ns_per_op=T iters=I count=C
- * and NSBENCH-INFO lines.  Times come from CLOCK_MONOTONIC, or from the TSC
+ * NSBENCH-MEM lines (mem.c) and NSBENCH-INFO lines.  Times come from CLOCK_MONOTONIC, or from the TSC
  * calibrated against it when the clock is coarse (see util.c); under
  * QEMU -icount (scripts/bench.sh) both count guest instructions.
  *
@@ -59,7 +64,9 @@ static long sizes[MAX_SIZES] = { 1000, 10000, 50000 };
 static int nr_sizes = 3;
 static int reps = 7;
 static long target_ms = 30;
+static long churn_ms;	/* 0: 5 * target_ms */
 static long calib_ms = 2000;
+static long mem_nr = 2000;
 static char only[256];
 
 static const char *pfx(void)
@@ -85,8 +92,12 @@ static void parse_filter(char *s)
 			reps = atoi(tok + 5);
 		} else if (!strncmp(tok, "ms=", 3)) {
 			target_ms = atol(tok + 3);
+		} else if (!strncmp(tok, "churn_ms=", 9)) {
+			churn_ms = atol(tok + 9);
 		} else if (!strncmp(tok, "calib=", 6)) {
 			calib_ms = atol(tok + 6);
+		} else if (!strncmp(tok, "mem=", 4)) {
+			mem_nr = atol(tok + 4);
 		} else if (!strncmp(tok, "only=", 5)) {
 			snprintf(only, sizeof(only), "%s", tok + 5);
 		} else {
@@ -318,13 +329,15 @@ static void quiesce(void)
 }
 
 /*
- * Iterations for about target_ms of measured time (at least one).  The
+ * Iterations for about target_ms (churn_ms for churn_) of measured time
+ * (at least one).  The
  * host is shared, so a trial can be slowed down arbitrarily but never
  * sped up: the estimate is the fastest of three trials.
  */
 static long calibrate(struct ctx *c, const struct workload *w, long n)
 {
-	uint64_t target = target_ms * 1000000ull, el, best;
+	long ms = strncmp(w->name, "churn_", 6) ? target_ms : churn_ms ? churn_ms : 5 * target_ms;
+	uint64_t target = ms * 1000000ull, el, best;
 	long iters = 1, count;
 	int err, t;
 
@@ -419,10 +432,12 @@ int main(int argc, char **argv)
 		nr_sizes = 1;
 		reps = 1;
 		target_ms = 2;
+		mem_nr = 20;
 		printf("1..1\n");
 	}
 
 	raise_limits();
+	mem_phase(mem_nr);
 	grow_buffers(&c, 1024);
 	c.page = malloc(1024 * sizeof(*c.page));
 	if (!c.page)

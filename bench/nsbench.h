@@ -66,8 +66,13 @@ long pop_kind_total(const struct population *p, enum ns_kind k);
 /* What U(level+1) owns directly: listns(user_ns_id) returns this many. */
 long pop_owned_by(const struct population *p, int level);
 int pop_init(struct population *p);
+/* One more namespace of kind k held by an fd of the caller (which it may enter). */
+int pop_make_one(enum ns_kind k);
 int pop_grow(struct population *p, long n);
 void pop_kill(struct population *p);
+
+/* Slab memory per namespace of each kind (mem.c). */
+void mem_phase(long nr);
 
 /* The churn server: fork+unshare+exit+wait inside U3, diag_unpriv. */
 int churn_start(const struct population *p);

@@ -168,7 +168,7 @@ static int make_in_child(int clone_flag, int unshare_flag, const char *path)
 }
 
 /* One more namespace of type k, owned by our user namespace. */
-static int make_one(enum ns_kind k)
+int pop_make_one(enum ns_kind k)
 {
 	char path[64];
 	int fd;
@@ -198,7 +198,7 @@ static __noreturn void holder_loop(int cmd, int resp)
 
 		for (k = 0; k < NR_KINDS && !r.err; k++) {
 			for (i = 0; i < c.count[k] && !r.err; i++) {
-				r.err = make_one(k);
+				r.err = pop_make_one(k);
 				r.kind = k;
 			}
 		}

@@ -36,6 +36,8 @@ append="$append nstree.torture_s=${NSTREE_TORTURE_S:-60} ${NSTREE_APPEND:-}"
 : "${NSTREE_QEMU_TIMEOUT:=2400}"
 logf="$OUT/console-$name-$mode.log"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"
+# The caller may set the memory (scripts/bench.sh: the 200k population).
+mem=${NSTREE_QEMU_MEM:-$mem}
 log "booting $name ($mode) with $ACCEL_NAME, console -> $logf"
 start=$(date +%s)
 set +e

@@ -47,7 +47,7 @@ pub(crate) use test_tree::TestTree;
 #[cfg(CONFIG_KUNIT)]
 pub(crate) use tree::ByOwner;
 pub(crate) use tree::{type_root, Held, TreeKind, TreeRoot, Unified, NS_UNIFIED_ROOT};
-pub(crate) use user::{read_request, IdBatch, NsIdReq, UserIds};
+pub(crate) use user::{read_request, IdBatch, IdBuf, NsIdReq, UserIds};
 
 /// Byte offset of the anonymous `struct ns_tree` inside `struct ns_common`.
 ///

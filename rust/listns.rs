@@ -16,7 +16,7 @@ use kernel::sync::rcu;
 use kernel::uaccess::UserPtr;
 
 use crate::active::get_unless_inactive;
-use crate::ffi::{self, Held, IdBatch, NsCommon, TreeKind, TreeRoot, UserIds};
+use crate::ffi::{self, Held, IdBatch, IdBuf, NsCommon, TreeKind, TreeRoot, UserIds};
 use crate::req::{self, Errno};
 use crate::tree;
 
@@ -187,7 +187,8 @@ fn walk<K: TreeKind>(
     let mut at: Option<Held<'_, K>> = None;
     let mut first = true;
     let mut listed = 0;
-    let mut ids = IdBatch::<BATCH>::new();
+    let mut buf = IdBuf::<BATCH>::new();
+    let mut ids = IdBatch::new(&mut buf);
     loop {
         ids.clear();
         let stop = {
@@ -230,9 +231,7 @@ fn walk<K: TreeKind>(
                 cur = c.next(&g);
             }
         };
-        for &id in ids.as_slice() {
-            out.push(id)?;
-        }
+        out.push_all(ids.as_slice())?;
         listed += ids.len();
         match stop {
             Stop::Full(held) => at = Some(held),

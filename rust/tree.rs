@@ -35,6 +35,11 @@ pub(crate) fn unified() -> &'static TreeRoot<Unified> {
 
 /// The namespace with id `id`, of type `ns_type` (or of any type for 0),
 /// without taking a reference (`ns_tree_lookup_rcu()`).
+///
+/// Inlined into the exported `ns_tree_lookup_rcu()`, so that C's lookup
+/// is one call, as it is in C, not a call to the export and another one
+/// here with a second prologue.
+#[inline(always)]
 pub(crate) fn lookup_rcu<'g>(id: u64, ns_type: u32, g: &'g Guard) -> Option<&'g NsCommon> {
     if ns_type == 0 {
         crate::ffi::read_retry(|| unified().find_rcu(id, g)).map(|c| c.ns())

@@ -7,7 +7,7 @@ use core::ffi::c_int;
 use core::ptr::{self, NonNull};
 
 use kernel::bindings;
-use kernel::sync::atomic::{Atomic, Full, Relaxed};
+use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::Refcount;
 use kernel::types::Opaque;
 
@@ -135,6 +135,61 @@ impl NsCommon {
         unsafe { ptr::read_volatile(ptr::addr_of!((*self.tree()).__ns_ref_active.counter)) }
     }
 
+    /// `atomic_fetch_add(i, &__ns_ref_active)`: fully ordered, returns the
+    /// old value.
+    ///
+    /// On x86-64 without sanitizers this is the instruction C's
+    /// `arch_atomic_fetch_add()` is (`lock xadd` with a memory clobber),
+    /// inline: the kernel crate's `Atomic` calls the out-of-line
+    /// `rust_helper_atomic_fetch_*()` (helpers are only inlined with
+    /// `CONFIG_RUST_INLINE_HELPERS`, which needs clang and rustc on one LLVM
+    /// major), a call, a return and a register shuffle per count change.
+    /// KASAN/KCSAN/KMSAN builds keep the helper, whose `atomic_*()` is
+    /// instrumented.
+    #[inline]
+    fn active_fetch_add(&self, i: i32) -> i32 {
+        #[cfg(all(
+            target_arch = "x86_64",
+            not(CONFIG_KASAN),
+            not(CONFIG_KCSAN),
+            not(CONFIG_KMSAN)
+        ))]
+        {
+            let mut v = i;
+            // SAFETY: `ns + off` is the aligned `int` of the `atomic_t`
+            // `__ns_ref_active` inside the valid namespace (the offsets are
+            // those of the C layout: `NS_TREE_OFFSET` is asserted in
+            // `ffi.rs`, the others are bindgen's), which lives as
+            // long as `self` and is only accessed atomically (see
+            // `active()`); `lock xadd` is `arch_atomic_fetch_add()` of
+            // arch/x86/include/asm/atomic.h: an atomic, fully ordered
+            // read-modify-write of those 4 bytes, and the memory clobber (no
+            // `nomem`/`readonly` option) makes it a compiler barrier as
+            // `asm volatile(... : "memory")` is in C.
+            unsafe {
+                core::arch::asm!(
+                    "lock xadd dword ptr [{ns} + {off}], {v:e}",
+                    ns = in(reg) self.as_ptr(),
+                    off = const NS_TREE_OFFSET
+                        + core::mem::offset_of!(bindings::ns_tree, __ns_ref_active)
+                        + core::mem::offset_of!(bindings::atomic_t, counter),
+                    v = inout(reg) v,
+                    options(nostack),
+                );
+            }
+            v
+        }
+        #[cfg(not(all(
+            target_arch = "x86_64",
+            not(CONFIG_KASAN),
+            not(CONFIG_KCSAN),
+            not(CONFIG_KMSAN)
+        )))]
+        {
+            self.active().fetch_add(i, kernel::sync::atomic::Full)
+        }
+    }
+
     /// The main reference count, `__ns_ref`, as `kernel::sync::Refcount`.
     fn refcount(&self) -> &Refcount {
         let r = self
@@ -219,11 +274,11 @@ impl ActiveNode for NsCommon {
     }
 
     fn active_dec_and_test(&self) -> bool {
-        self.active().fetch_sub(1, Full) == 1
+        self.active_fetch_add(-1) == 1
     }
 
     fn active_fetch_inc(&self) -> i32 {
-        self.active().fetch_add(1, Full)
+        self.active_fetch_add(1)
     }
 
     fn active_read(&self) -> i32 {

@@ -39,7 +39,7 @@ void nstree_rs_rb_link_node_rcu(struct rb_node *node, struct rb_node *parent,
 				struct rb_node **link);
 bool nstree_rs_access_ok(const void __user *ptr, size_t size);
 int nstree_rs_get_user_u32(u32 *val, const u32 __user *ptr);
-int nstree_rs_put_user_u64(u64 __user *ptr, u64 val);
+size_t nstree_rs_put_user_ids(u64 __user *dst, const u64 *ids, size_t nr);
 int nstree_rs_copy_struct_from_user(void *dst, size_t ksize,
 				    const void __user *src, size_t usize);
 bool nstree_rs_rcu_read_lock_held(void);

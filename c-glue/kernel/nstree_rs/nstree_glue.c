@@ -132,9 +132,20 @@ int nstree_rs_get_user_u32(u32 *val, const u32 __user *ptr)
 	return get_user(*val, ptr);
 }
 
-int nstree_rs_put_user_u64(u64 __user *ptr, u64 val)
+/*
+ * put_user() of ids[0], ids[1], ... to dst[0], dst[1], ..., up to the first
+ * fault, as C's listns() writes its ids: returns how many were written.
+ * One call for a batch, so that each id costs what it costs in C.
+ */
+size_t nstree_rs_put_user_ids(u64 __user *dst, const u64 *ids, size_t nr)
 {
-	return put_user(val, ptr);
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (put_user(ids[i], dst + i))
+			break;
+	}
+	return i;
 }
 
 int nstree_rs_copy_struct_from_user(void *dst, size_t ksize,

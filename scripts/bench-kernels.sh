@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench-kernels.sh [VARIANT...]: build the benchmark's kernels (default:
+# c c-opt rust) in private trees under $NSTREE_CACHE/bench/VARIANT, never in
+# the shared ones:
+#   c      the pristine tree
+#   c-opt  the pristine tree + bench/c-opt/*.patch: upstream C with the two
+#          algorithmic changes of the Rust listns() walk (permission check
+#          once per call, ids collected in batches under RCU)
+#   rust   the pristine tree + patches/*.patch, with the crate and glue
+#          files of c-glue/series copied from this repository on top (the
+#          same content when patches/ is up to date; the bench measures the
+#          sources even when it is not)
+# each + bench/kernel/*.patch (the boot-time tree API microbenchmark),
+# configured with configs/base.config + configs/{c,rust}.config +
+# configs/bench.config, built with -j$JOBS.  Nothing comes from the shared
+# $RUST_TREE, which may be mid-change.  A tree is first copied with the
+# pristine tree's C build directory, so that the first build is
+# incremental (as build-kernel.sh seeds the Rust build); when the patches
+# or the copied files change, the tree is re-synced from the pristine one,
+# patched again, and every file either set of patches touched is made
+# newer than the objects, so Kbuild rebuilds what depends on it.
+# Images: $OUT/bzImage-bench-VARIANT; vmlinux stays in the build directory.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BENCH_TREES="$NSTREE_CACHE/bench"
+
+variants=("$@")
+[ ${#variants[@]} -gt 0 ] || variants=(c c-opt rust)
+
+# The crate and glue files the series copies into the tree (c-glue/series).
+series_files() {
+	awk '$1 == "file:" { print $2, $3 }' "$REPO/c-glue/series"
+}
+
+# The crate and glue files as they are in this repository, over what
+# patches/ put in $tree (appends to $new).
+overlay() {
+	local from to
+	while read -r from to; do
+		cmp -s "$REPO/$from" "$tree/$to" && continue
+		log "bench tree rust: $from differs from patches/: copying it"
+		cp "$REPO/$from" "$tree/$to"
+		new+="$to"$'\n'
+	done < <(series_files)
+}
+
+bench_tree() { echo "$BENCH_TREES/$1"; }
+bench_build() { echo "$BENCH_TREES/$1/.build"; }
+
+prepare_tree() {
+	local v=$1 tree src srcbuild stamp old new patches=() p
+	tree=$(bench_tree "$v")
+	src=$PRISTINE srcbuild=$PRISTINE/.build-c
+	case "$v" in
+	c) ;;
+	c-opt) patches+=("$REPO"/bench/c-opt/*.patch) ;;
+	rust) patches+=("$REPO"/patches/*.patch) ;;
+	*) die "unknown bench variant '$v' (c|c-opt|rust)" ;;
+	esac
+	patches+=("$REPO"/bench/kernel/*.patch)
+	[ -f "$src/Makefile" ] || die "no kernel tree at $src (make tree)"
+
+	# What the tree must contain: the source's identity, the patches and,
+	# for rust, the copied files.
+	stamp=$({
+		cat "$src/.nstree-rs-version" 2>/dev/null || :
+		cat "${patches[@]}"
+		[ "$v" != rust ] || series_files | while read -r from _; do cat "$REPO/$from"; done
+	} | sha256sum | cut -c1-16)
+	if [ "$(cat "$tree/.nstree-bench-stamp" 2>/dev/null)" = "$stamp" ]; then
+		log "bench tree $v up to date"
+		return
+	fi
+
+	mkdir -p "$tree"
+	if [ ! -d "$tree/.build" ]; then
+		if [ -f "$srcbuild/vmlinux" ]; then
+			log "bench tree $v: copying $src with its build directory"
+			rsync -a "$srcbuild/" "$tree/.build/"
+		else
+			log "bench tree $v: no build of $src to seed from: building from scratch"
+			mkdir -p "$tree/.build"
+		fi
+	fi
+	old=$(cat "$tree/.nstree-bench-files" 2>/dev/null || :)
+	log "bench tree $v: syncing from $src"
+	rsync -a --delete --exclude='/.build*' --exclude=/.git --exclude='/.nstree-bench-*' \
+		"$src/" "$tree/"
+	new=
+	for p in "${patches[@]}"; do
+		case "$p" in "$REPO"/bench/kernel/*) [ "$v" != rust ] || overlay ;; esac
+		log "bench tree $v: applying ${p#"$REPO"/}"
+		(cd "$tree" && patch -p1 -s --no-backup-if-mismatch) <"$p" ||
+			die "${p#"$REPO"/} does not apply to $src"
+		new+=$(sed -n 's|^+++ b/||p' "$p")$'\n'
+	done
+	# Newer than every object: whatever depends on them is rebuilt.
+	printf '%s\n%s\n' "$old" "$new" | sort -u | while read -r f; do
+		[ -z "$f" ] || [ ! -e "$tree/$f" ] || touch "$tree/$f"
+	done
+	printf '%s' "$new" | sort -u >"$tree/.nstree-bench-files"
+	echo "$stamp" >"$tree/.nstree-bench-stamp"
+}
+
+configure() {
+	local v=$1 tree build frags fhash bad=0 line opt val
+	tree=$(bench_tree "$v")
+	build=$(bench_build "$v")
+	frags=("$REPO/configs/base.config" "$REPO/configs/${v%-opt}.config" "$REPO/configs/bench.config")
+	[ ! -f "$REPO/configs/series-$LINUX_SERIES.config" ] || frags+=("$REPO/configs/series-$LINUX_SERIES.config")
+	fhash=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+	if [ "$(cat "$build/.nstree-frags" 2>/dev/null)" = "$fhash" ] && [ -f "$build/.config" ]; then
+		return
+	fi
+	log "configuring bench-$v: allnoconfig + ${frags[*]##*/}"
+	cat "${frags[@]}" >"$build/.nstree-allconfig"
+	kmake "$tree" "$build" -s KCONFIG_ALLCONFIG="$build/.nstree-allconfig" \
+		allnoconfig >"$LOGS/config-bench-$v.log" 2>&1 ||
+		{ tail -20 "$LOGS/config-bench-$v.log"; die "allnoconfig failed"; }
+	while IFS= read -r line; do
+		case "$line" in '' | '#'*) continue ;; esac
+		opt=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$opt=" "$build/.config" && { log "config: $opt should be unset"; bad=1; }
+		else
+			grep -qxF "$line" "$build/.config" || { log "config: $line did not stick"; bad=1; }
+		fi
+	done < <(cat "${frags[@]}")
+	[ $bad = 0 ] || die "configuration of bench-$v is not what the fragments ask for"
+	echo "$fhash" >"$build/.nstree-frags"
+}
+
+build() {
+	local v=$1 tree build blog start
+	tree=$(bench_tree "$v")
+	build=$(bench_build "$v")
+	blog="$LOGS/build-bench-$v.log"
+	log "building bench-$v in $build ($JOBS jobs)"
+	start=$(date +%s)
+	if ! kmake "$tree" "$build" -j"$JOBS" bzImage >"$blog" 2>&1; then
+		grep -E 'error|Error' "$blog" | head -30 >&2
+		die "build of bench-$v failed, see $blog"
+	fi
+	cp "$build/arch/x86/boot/bzImage" "$OUT/bzImage-bench-$v"
+	log "built bench-$v in $(($(date +%s) - start))s -> $OUT/bzImage-bench-$v"
+}
+
+mkdir -p "$BENCH_TREES"
+for v in "${variants[@]}"; do
+	prepare_tree "$v"
+	configure "$v"
+	build "$v"
+done
