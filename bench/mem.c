@@ -25,17 +25,22 @@
 
 #include "nsbench.h"
 
-static void meminfo(long *slab, long *sunreclaim)
+static const char proc_meminfo[] = "/proc/meminfo";
+
+static void read_slab(long *slab, long *sunreclaim)
 {
 	char line[128];
-	FILE *f = fopen("/proc/meminfo", "re");
+	FILE *f = fopen(proc_meminfo, "re");
+	long v;
 
 	*slab = *sunreclaim = -1;
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "Slab: %ld kB", slab);
-		sscanf(line, "SUnreclaim: %ld kB", sunreclaim);
+		if (sscanf(line, "Slab: %ld kB", &v) == 1)
+			*slab = v;
+		else if (sscanf(line, "SUnreclaim: %ld kB", &v) == 1)
+			*sunreclaim = v;
 	}
 	fclose(f);
 }
@@ -66,7 +71,7 @@ static void mem_kind(enum ns_kind k, long n)
 	if (pipe2(pfd, O_CLOEXEC))
 		fail("pipe: %s", strerror(errno));
 	settle();
-	meminfo(&s0, &u0);
+	read_slab(&s0, &u0);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
@@ -86,7 +91,7 @@ static void mem_kind(enum ns_kind k, long n)
 	close(pfd[0]);
 	if (err)
 		fail("mem %s: creating namespace: %s", kinds[k].name, strerror(-err));
-	meminfo(&s1, &u1);
+	read_slab(&s1, &u1);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	printf("%sNSBENCH-MEM kind=%s n=%ld slab_kb=%ld:%ld sunreclaim_kb=%ld:%ld bytes_per_ns=%ld\n",
