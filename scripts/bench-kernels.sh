@@ -105,31 +105,10 @@ prepare_tree() {
 }
 
 configure() {
-	local v=$1 tree build frags fhash bad=0 line opt val
-	tree=$(bench_tree "$v")
-	build=$(bench_build "$v")
+	local v=$1 frags
 	frags=("$REPO/configs/base.config" "$REPO/configs/${v%-opt}.config" "$REPO/configs/bench.config")
 	[ ! -f "$REPO/configs/series-$LINUX_SERIES.config" ] || frags+=("$REPO/configs/series-$LINUX_SERIES.config")
-	fhash=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
-	if [ "$(cat "$build/.nstree-frags" 2>/dev/null)" = "$fhash" ] && [ -f "$build/.config" ]; then
-		return
-	fi
-	log "configuring bench-$v: allnoconfig + ${frags[*]##*/}"
-	cat "${frags[@]}" >"$build/.nstree-allconfig"
-	kmake "$tree" "$build" -s KCONFIG_ALLCONFIG="$build/.nstree-allconfig" \
-		allnoconfig >"$LOGS/config-bench-$v.log" 2>&1 ||
-		{ tail -20 "$LOGS/config-bench-$v.log"; die "allnoconfig failed"; }
-	while IFS= read -r line; do
-		case "$line" in '' | '#'*) continue ;; esac
-		opt=${line%%=*} val=${line#*=}
-		if [ "$val" = n ]; then
-			grep -q "^$opt=" "$build/.config" && { log "config: $opt should be unset"; bad=1; }
-		else
-			grep -qxF "$line" "$build/.config" || { log "config: $line did not stick"; bad=1; }
-		fi
-	done < <(cat "${frags[@]}")
-	[ $bad = 0 ] || die "configuration of bench-$v is not what the fragments ask for"
-	echo "$fhash" >"$build/.nstree-frags"
+	configure_frags "bench-$v" "$(bench_tree "$v")" "$(bench_build "$v")" "${frags[@]}"
 }
 
 build() {

@@ -40,29 +40,7 @@ fi
 mkdir -p "$build"
 
 # Regenerate .config only when the fragments changed.
-fhash=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
-if [ "$(cat "$build/.nstree-frags" 2>/dev/null)" != "$fhash" ] || [ ! -f "$build/.config" ]; then
-	log "configuring $name: allnoconfig + ${frags[*]##*/}"
-	# allnoconfig with the fragments forced (what merge_config.sh -n
-	# does), run with our toolchain so that CONFIG_RUST is available.
-	cat "${frags[@]}" >"$build/.nstree-allconfig"
-	kmake "$tree" "$build" -s KCONFIG_ALLCONFIG="$build/.nstree-allconfig" \
-		allnoconfig >"$LOGS/config-$name.log" 2>&1 ||
-		{ tail -20 "$LOGS/config-$name.log"; die "allnoconfig failed"; }
-	# Every option a fragment sets must survive olddefconfig.
-	bad=0
-	while IFS= read -r line; do
-		case "$line" in ''|'#'*) continue ;; esac
-		opt=${line%%=*} val=${line#*=}
-		if [ "$val" = n ]; then
-			grep -q "^$opt=" "$build/.config" && { log "config: $opt should be unset"; bad=1; }
-		else
-			grep -qxF "$line" "$build/.config" || { log "config: $line did not stick"; bad=1; }
-		fi
-	done < <(cat "${frags[@]}")
-	[ $bad = 0 ] || die "configuration of $name is not what the fragments ask for"
-	echo "$fhash" >"$build/.nstree-frags"
-fi
+configure_frags "$name" "$tree" "$build" "${frags[@]}"
 
 log "building $name in $build ($JOBS jobs)"
 start=$(date +%s)

@@ -66,5 +66,34 @@ kmake() {
 		"$@"
 }
 
+# configure_frags NAME TREE BUILD FRAGMENT...: BUILD/.config as allnoconfig
+# with the fragments forced (what merge_config.sh -n does), run with our
+# toolchain so that CONFIG_RUST is available, and checked: every option a
+# fragment sets must survive.  Regenerated only when the fragments changed.
+configure_frags() {
+	local name=$1 tree=$2 build=$3 fhash bad=0 line opt val
+	shift 3
+	fhash=$(cat "$@" | sha256sum | cut -c1-16)
+	if [ "$(cat "$build/.nstree-frags" 2>/dev/null)" = "$fhash" ] && [ -f "$build/.config" ]; then
+		return 0
+	fi
+	log "configuring $name: allnoconfig + ${*##*/}"
+	cat "$@" >"$build/.nstree-allconfig"
+	kmake "$tree" "$build" -s KCONFIG_ALLCONFIG="$build/.nstree-allconfig" \
+		allnoconfig >"$LOGS/config-$name.log" 2>&1 ||
+		{ tail -20 "$LOGS/config-$name.log"; die "allnoconfig failed"; }
+	while IFS= read -r line; do
+		case "$line" in '' | '#'*) continue ;; esac
+		opt=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$opt=" "$build/.config" && { log "config: $opt should be unset"; bad=1; }
+		else
+			grep -qxF "$line" "$build/.config" || { log "config: $line did not stick"; bad=1; }
+		fi
+	done < <(cat "$@")
+	[ $bad = 0 ] || die "configuration of $name is not what the fragments ask for"
+	echo "$fhash" >"$build/.nstree-frags"
+}
+
 log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 1; }
