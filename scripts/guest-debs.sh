@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # guest-debs.sh STAGE: real user space for the guest, from Debian.
 #
-# util-linux (lsns, nsenter, unshare) and iproute2 (ip) at the newest
+# util-linux (lsns, nsenter, unshare), iproute2 (ip) and e2fsprogs
+# (mke2fs, as mkfs.ext4 for mount_setattr_test) at the newest
 # versions Debian serves (sid, trixie-backports), fetched with apt-get
 # download under a private apt configuration (as fetch-tree.sh: the
 # system's apt state is not touched), unpacked with dpkg -x, and staged
@@ -10,15 +11,16 @@
 # glibc's loader under STAGE/opt/debian.  Three links make the standard
 # paths of the loader and the libraries resolve into it, so the binaries
 # run as they are; they stay out of PATH (busybox's applets of the same
-# names are what the other scripts use): /opt/debian/usr/bin/lsns, ...
+# names are what the other scripts use): /opt/debian/usr/bin/lsns, ...,
+# except mkfs.ext4, which busybox does not have.
 # STAGE/opt/debian/VERSIONS records the package versions.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 stage=${1:?usage: guest-debs.sh STAGE}
 dest="$stage/opt/debian"
 
-PKGS=(util-linux iproute2)
-BINS=(usr/bin/lsns usr/bin/nsenter usr/bin/unshare usr/bin/ip)
+PKGS=(util-linux iproute2 e2fsprogs)
+BINS=(usr/bin/lsns usr/bin/nsenter usr/bin/unshare usr/bin/ip usr/sbin/mke2fs)
 ML=usr/lib/x86_64-linux-gnu
 
 A="$NSTREE_CACHE/apt-guest"
@@ -48,7 +50,7 @@ fi
 # packages only: what the binaries load; the DT_NEEDED closure below
 # picks the files actually used).  Resolved again only when the lists
 # were refreshed: a warm run makes no apt call at all.
-resolved="$dl/resolved.list"
+resolved="$dl/resolved-$(echo "${PKGS[*]}" | md5sum | cut -c1-8).list"
 if [ ! -s "$resolved" ] || [ "$stamp" -nt "$resolved" ]; then
 	all=" ${PKGS[*]} "
 	level="${PKGS[*]}"
@@ -90,7 +92,7 @@ if ! cmp -s "$resolved" "$x/.resolved.list"; then
 	cp "$resolved" "$x/.resolved.list"
 fi
 rm -rf "$dest"
-mkdir -p "$dest/$ML" "$dest/usr/bin" "$dest/usr/lib64"
+mkdir -p "$dest/$ML" "$dest/usr/bin" "$dest/usr/sbin" "$dest/usr/lib64"
 
 # copy_needed ELF: the libraries ELF needs, recursively, from the
 # unpacked packages into $dest/$ML (by soname, links resolved).
@@ -118,7 +120,11 @@ mkdir -p "$stage/usr/lib" "$stage/var"
 ln -sfn /opt/debian/usr/lib64 "$stage/lib64"
 ln -sfn /opt/debian/$ML "$stage/$ML"
 ln -sfn /run "$stage/var/run"
+# mount_setattr_test's idmapped fixture runs system("mkfs.ext4 ..."):
+# e2fsprogs' mke2fs, in PATH under the name that makes it format ext4.
+mkdir -p "$stage/usr/sbin"
+ln -sfn /opt/debian/usr/sbin/mke2fs "$stage/usr/sbin/mkfs.ext4"
 for f in "${debs[@]}"; do
 	dpkg-deb -f "$f" Package Version | paste -sd' '
 done | sed 's/^Package: //; s/ Version: / /' >"$dest/VERSIONS"
-log "guest user space: $(grep -E '^(util-linux|iproute2) ' "$dest/VERSIONS" | paste -sd' '), $(ls "$dest/$ML" | wc -l) libraries, $(du -sh "$dest" | cut -f1)"
+log "guest user space: $(grep -E '^(util-linux|iproute2|e2fsprogs) ' "$dest/VERSIONS" | paste -sd' '), $(ls "$dest/$ML" | wc -l) libraries, $(du -sh "$dest" | cut -f1)"
