@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-LLVM = os.environ.get("LLVM_SUFFIX", "-19")
+LLVM = os.environ.get("LLVM_SUFFIX", "-22")
 ROOT = "__x64_sys_listns"
 
 

@@ -17,14 +17,17 @@ NSTREE_BASE_SERIES=7.3
 : "${LINUX_PKG_VERSION:=7.3.4-1~bpo13+1}"
 export LINUX_SERIES LINUX_PKG_VERSION
 
-# Toolchain: Debian's rustc-web (1.96) with its library source, clang 19,
-# bindgen-cli from crates.io built against libclang 19.
+# Toolchain: one LLVM for C and Rust.  Debian's rustc-web 1.96 runs on
+# LLVM 22.1.8 (`rustc -vV`); bookworm-security ships clang-22, lld-22,
+# llvm-22 and libclang-22-dev 1:22.1.8 built from the same LLVM, so
+# RUSTC_CLANG_LLVM_COMPATIBLE holds and CONFIG_RUST_INLINE_HELPERS can be
+# on.  bindgen-cli from crates.io is built against libclang 22.
 : "${BINDGEN_VERSION:=0.73.2}"
 : "${RUSTC:=/usr/bin/rustc}"
-: "${LLVM_SUFFIX:=-19}"
+: "${LLVM_SUFFIX:=-22}"
 TOOLS="$NSTREE_CACHE/tools"
 : "${BINDGEN:=$TOOLS/bin/bindgen}"
-export LIBCLANG_PATH=/usr/lib/llvm-19/lib
+export LIBCLANG_PATH=/usr/lib/llvm${LLVM_SUFFIX}/lib
 export CCACHE_DIR="$NSTREE_CACHE/ccache"
 export CCACHE_MAXSIZE=5G
 export CCACHE_COMPILERCHECK=content
