@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The active reference count and its owner cascade.
 //!
@@ -244,6 +243,7 @@ pub fn get_active<N: ActiveNode + ?Sized>(ns: &N) {
 /// drop(counted);
 /// assert_eq!(net.plain(), 1);
 /// ```
+#[cfg(any(nstree_host, CONFIG_NSTREE_RUST_KUNIT_TEST))]
 pub trait Counted {
     /// The namespace type.
     type Node: ActiveNode;
@@ -307,10 +307,12 @@ pub trait Counted {
 /// }
 /// drop(active);
 /// ```
+#[cfg(any(nstree_host, CONFIG_NSTREE_RUST_KUNIT_TEST))]
 pub struct Active<'a, P: Counted> {
     counted: &'a P,
 }
 
+#[cfg(any(nstree_host, CONFIG_NSTREE_RUST_KUNIT_TEST))]
 impl<'a, P: Counted> Active<'a, P> {
     /// Takes an active reference on the namespace that `counted` holds.
     ///
@@ -341,6 +343,7 @@ impl<'a, P: Counted> Active<'a, P> {
     }
 }
 
+#[cfg(any(nstree_host, CONFIG_NSTREE_RUST_KUNIT_TEST))]
 impl<P: Counted> Drop for Active<'_, P> {
     fn drop(&mut self) {
         put_active(self.counted.node());

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! KUnit tests, run at boot (`CONFIG_KUNIT`).
 //!
@@ -180,8 +179,7 @@ mod cascade_tests {
 
 #[kunit_tests(nstree_rs_trees)]
 mod tree_tests {
-    use crate::ffi::ByOwner;
-    use crate::ffi::{self, type_root, TestTree};
+    use crate::ffi::{self, type_root, ByOwner, TestTree, WriteGuard};
     use crate::req::ns_type;
     use crate::tree;
     use kernel::sync::rcu;
@@ -208,23 +206,38 @@ mod tree_tests {
         assert!(!is_initial_id(u64::MAX));
     }
 
+    /// The boot-time namespaces (`enum init_ns_id`,
+    /// include/uapi/linux/nsfs.h:71-78): id, type, and whether this kernel
+    /// configures the type, whose initcall then puts it on the trees
+    /// (e.g. ipc/namespace.c, built with `CONFIG_IPC_NS`).
+    const INITIAL: [(u64, u32, bool); 8] = [
+        (1, ns_type::IPC, cfg!(CONFIG_IPC_NS)),
+        (2, ns_type::UTS, cfg!(CONFIG_UTS_NS)),
+        (3, ns_type::USER, cfg!(CONFIG_USER_NS)),
+        (4, ns_type::PID, cfg!(CONFIG_PID_NS)),
+        (5, ns_type::CGROUP, cfg!(CONFIG_CGROUPS)),
+        (6, ns_type::TIME, cfg!(CONFIG_TIME_NS)),
+        (7, ns_type::NET, cfg!(CONFIG_NET_NS)),
+        (8, ns_type::MNT, true),
+    ];
+
     #[test]
     fn initial_namespaces_are_on_the_trees() {
         let g = rcu::read_lock();
-        // Ids 1..=8 are the initial namespaces, of the 8 types.
-        let mut seen = 0u32;
-        for id in 1..=ffi::NS_LAST_INIT_ID {
+        // Ids 1..=8 are the initial namespaces of the configured types;
+        // the others' ids are never used.
+        for (id, ty, configured) in INITIAL {
             let ns = tree::lookup_rcu(id, 0, &g);
-            assert!(ns.is_some());
-            let ns = ns.unwrap();
+            assert_eq!(ns.is_some(), configured);
+            let Some(ns) = ns else { continue };
+            assert_eq!(ns.ns_type(), ty);
             assert!(ns.is_initial());
-            assert!(ns.active().load(kernel::sync::atomic::Relaxed) >= 1);
+            assert!(ns.active_read() >= 1);
             assert!(crate::active::ns_owner(ns).is_none());
-            let by_type = tree::lookup_rcu(id, ns.ns_type(), &g);
+            let by_type = tree::lookup_rcu(id, ty, &g);
             assert!(by_type.is_some_and(|t| core::ptr::eq(t, ns)));
-            seen |= ns.ns_type();
         }
-        assert_eq!(seen, ns_type::ALL);
+        assert_eq!(ffi::NS_LAST_INIT_ID, 8);
     }
 
     #[test]
@@ -245,11 +258,12 @@ mod tree_tests {
             // boot-time namespaces start with zeroed nodes, which do not
             // read as empty, so only later ones can be checked.)
             if !ns.is_initial() {
-                assert_eq!(ns.on_tree::<ByOwner>(), ns.owner().is_some());
+                let w = WriteGuard::lock();
+                assert_eq!(ns.on_tree::<ByOwner>(&w), ns.owner().is_some());
             }
             cur = c.next(&g);
         }
-        assert!(n >= 8);
+        assert!(n >= INITIAL.iter().filter(|i| i.2).count());
         let mut total = 0usize;
         for ty in TYPES {
             let root = type_root(ty).unwrap();
@@ -295,36 +309,40 @@ mod tree_tests {
         assert_eq!(t.neighbours(60), (Some(40), Some(70)));
         let mut t = t;
         assert!(!t.insert_duplicate(60));
+        assert!(t.ids_in_order().as_slice() == [20, 30, 40, 60, 70, 80, 90]);
+        // Only the per-type nodes were used: the fake namespaces' other
+        // nodes and owner roots are as `__ns_common_init()` left them.
+        assert!(t.others_untouched());
     }
 
     #[test]
-    fn active_ref_borrows_a_counted_ref() {
+    fn counted_refs_only_on_namespaces_that_can_be_put() {
         use crate::active::{get_unless_inactive, ActiveRef, NsRef};
-        // Above the initial namespaces' ids, which are never counted.
+        // Above the initial namespaces' ids.
         const ID: u64 = 1 << 40;
         let t = TestTree::new(&[ID]);
         assert!(t.is_ok());
         let t = t.unwrap();
         let ns = t.get(ID).unwrap();
-        // Created inactive: not handed out.
+        // A fake namespace has no `ops`, so a count taken on it could never
+        // be put (C's ns_put() skips it): none is taken, active or not.
+        assert!(NsRef::try_get(ns).is_none());
         assert!(get_unless_inactive(ns).is_none());
-        let plain = NsRef::try_get(ns).unwrap();
-        assert_eq!(ns.refs(), 2);
+        assert_eq!(ns.refs(), 1);
+        // The initial mount namespace (id 8) is handed out, and neither
+        // its counted nor its active count moves.
+        let init = {
+            let g = rcu::read_lock();
+            tree::lookup_rcu(ffi::NS_LAST_INIT_ID, 0, &g).and_then(NsRef::try_get)
+        };
+        assert!(init.is_some());
+        let init = init.unwrap();
+        let (refs, active) = (init.ns().refs(), init.ns().active_read());
         {
-            let active = ActiveRef::new(&plain);
-            assert_eq!(
-                active.node().active().load(kernel::sync::atomic::Relaxed),
-                1
-            );
-            let listed = get_unless_inactive(ns);
-            assert!(listed.is_some());
-            assert_eq!(ns.refs(), 3);
+            let a = ActiveRef::new(&init);
+            assert_eq!(a.node().active_read(), active);
         }
-        assert_eq!(ns.active().load(kernel::sync::atomic::Relaxed), 0);
-        assert!(get_unless_inactive(ns).is_none());
-        // The fake namespace has no `ops`, so, as with C's ns_put(), there
-        // is nothing to put a count with: both taken counts stay.
-        drop(plain);
-        assert_eq!(ns.refs(), 3);
+        assert_eq!(init.ns().refs(), refs);
+        assert_eq!(init.ns().active_read(), active);
     }
 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! `listns(req, ns_ids, nr_ns_ids, flags)`: the ids of the active
 //! namespaces the caller may see, in ascending order, from after
@@ -11,7 +10,7 @@
 use core::cell::Cell;
 
 use kernel::bindings;
-use kernel::error::{code, Error, Result};
+use kernel::error::{code, Result};
 use kernel::sync::rcu;
 use kernel::uaccess::UserPtr;
 
@@ -41,19 +40,6 @@ const _: () = {
     assert!(Errno::Overflow.to_errno() == bindings::EOVERFLOW as i32);
     assert!(Errno::NotSupp.to_errno() == bindings::EOPNOTSUPP as i32);
 };
-
-impl From<Errno> for Error {
-    fn from(e: Errno) -> Error {
-        match e {
-            Errno::NoEnt => code::ENOENT,
-            Errno::TooBig => code::E2BIG,
-            Errno::Fault => code::EFAULT,
-            Errno::Inval => code::EINVAL,
-            Errno::Overflow => code::EOVERFLOW,
-            Errno::NotSupp => Error::from_errno(-(bindings::EOPNOTSUPP as i32)),
-        }
-    }
-}
 
 /// How many skipped candidates between checks for a pending reschedule.
 const RESCHED_BATCH: usize = 256;
@@ -88,7 +74,7 @@ impl Filter {
     fn wants(&self, ns: &NsCommon) -> bool {
         req::requested(self.types, ns.ns_type())
             && req::may_list(|| self.see_all(), || ns.is_current())
-            && ns.active_read_once() != 0
+            && ns.active_read() != 0
     }
 }
 
@@ -191,8 +177,8 @@ fn walk<K: TreeKind>(
     let mut ids = IdBatch::new(&mut buf);
     loop {
         ids.clear();
+        let g = rcu::read_lock();
         let stop = {
-            let g = rcu::read_lock();
             let mut cur = if first {
                 first = false;
                 match resume {
@@ -231,8 +217,12 @@ fn walk<K: TreeKind>(
                 cur = c.next(&g);
             }
         };
-        out.push_all(ids.as_slice())?;
+        // `push_all()` consumes the RCU guard: `put_user()` may fault and
+        // sleep, so the read-side section ends before it, by construction.
+        out.push_all(ids.as_slice(), g)?;
         listed += ids.len();
+        // Replacing the previous place drops its counted reference
+        // (`ops->put()`, which may sleep): outside RCU too.
         match stop {
             Stop::Full(held) => at = Some(held),
             Stop::Pause(held) => {

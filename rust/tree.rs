@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The namespace trees: every namespace is on three id-ordered trees.
 //!
@@ -16,11 +15,12 @@
 //! names the node it links, so a tree cannot be walked through another
 //! tree's nodes. Writers hold `ns_tree_lock` for writing
 //! (a `WriteGuard`); lockless readers walk the list under RCU with a
-//! `Cursor` or look up the
-//! rbtree under RCU with seqlock retry; ordered lookups take the lock as
-//! exclusive readers. Putting a namespace on its trees and taking it off
-//! (`ffi::add`, `ffi::remove`) are `unsafe`: only the C callers know when
-//! a namespace is new or dying.
+//! `Cursor`, or look an id up in the rbtree under RCU with seqlock retry
+//! (which gives a namespace, not a place to walk from); ordered lookups,
+//! where walks start, take the lock as exclusive readers. Putting a
+//! namespace on its trees and taking it off (`ffi::add`, `ffi::remove`)
+//! are `unsafe`: only the C callers know when a namespace is new or
+//! dying.
 
 #![forbid(unsafe_code)]
 
@@ -29,6 +29,25 @@ use kernel::sync::rcu::Guard;
 use crate::ffi::{type_root, NsCommon, TreeRoot, Unified, NS_UNIFIED_ROOT};
 
 /// The unified tree.
+///
+/// # Examples
+///
+/// A walk of every namespace, in id order, under one RCU read-side section:
+///
+/// ```no_run
+/// use kernel::sync::rcu;
+/// use nstree_rs::tree::unified;
+///
+/// fn count() -> usize {
+///     let g = rcu::read_lock();
+///     let (mut n, mut cur) = (0, unified().first(&g));
+///     while let Some(c) = cur {
+///         n += 1;
+///         cur = c.next(&g);
+///     }
+///     n
+/// }
+/// ```
 pub(crate) fn unified() -> &'static TreeRoot<Unified> {
     &NS_UNIFIED_ROOT
 }
@@ -39,24 +58,25 @@ pub(crate) fn unified() -> &'static TreeRoot<Unified> {
 /// Inlined into the exported `ns_tree_lookup_rcu()`, so that C's lookup
 /// is one call, as it is in C, not a call to the export and another one
 /// here with a second prologue.
+///
+/// # Examples
+///
+/// ```no_run
+/// use kernel::sync::rcu;
+/// use nstree_rs::tree::lookup_rcu;
+///
+/// /// The `CLONE_NEW*` type of the namespace with this id, if there is one.
+/// fn type_of(id: u64) -> Option<u32> {
+///     let g = rcu::read_lock();
+///     lookup_rcu(id, 0, &g).map(|ns| ns.ns_type())
+/// }
+/// ```
 #[inline(always)]
 pub(crate) fn lookup_rcu<'g>(id: u64, ns_type: u32, g: &'g Guard) -> Option<&'g NsCommon> {
     if ns_type == 0 {
-        crate::ffi::read_retry(|| unified().find_rcu(id, g)).map(|c| c.ns())
+        crate::ffi::read_retry(|| unified().find_rcu(id, g))
     } else {
         let root = type_root(ns_type)?;
-        crate::ffi::read_retry(|| root.find_rcu(id, g)).map(|c| c.ns())
+        crate::ffi::read_retry(|| root.find_rcu(id, g))
     }
-}
-
-/// The number of namespaces on the unified tree, for the boot banner.
-pub(crate) fn nr_namespaces() -> usize {
-    let g = kernel::sync::rcu::read_lock();
-    let mut n = 0usize;
-    let mut cur = unified().first(&g);
-    while let Some(c) = cur {
-        n += 1;
-        cur = c.next(&g);
-    }
-    n
 }

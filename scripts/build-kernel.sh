@@ -27,12 +27,12 @@ frags=("$REPO/configs/base.config" "$REPO/configs/$variant.config")
 [ -f "$tree/Makefile" ] || die "no kernel tree at $tree (make tree)"
 
 # Seed a fresh Rust build directory from the C one: same config but for the
-# nstree choice, so Kbuild only rebuilds what the series touches.
+# nstree choice, so Kbuild only rebuilds what the series touches
+# (seed_copy, seed_fixup: env.sh).
 cbuild=$(variant_build c "$flavour")
 if [ "$variant" = rust ] && [ ! -f "$build/.config" ] && [ -f "$cbuild/vmlinux" ]; then
 	log "seeding $build from the C build"
-	mkdir -p "$build"
-	cp -a "$cbuild/." "$build/"
+	seed_copy "$cbuild" "$build"
 	# The seeded objects may be newer than the files the series changed:
 	# make those newer again so that everything depending on them rebuilds.
 	(cd "$tree" && git diff --name-only base HEAD | xargs -r touch)
@@ -41,6 +41,7 @@ mkdir -p "$build"
 
 # Regenerate .config only when the fragments changed.
 configure_frags "$name" "$tree" "$build" "${frags[@]}"
+seed_fixup "$tree" "$build"
 
 log "building $name in $build ($JOBS jobs)"
 start=$(date +%s)
@@ -55,6 +56,26 @@ done
 if ! wait $pid; then
 	grep -E 'error|Error' "$blog" | head -30 >&2
 	die "build of $name failed, see $blog"
+fi
+# The Rust kernels: prove that CONFIG_RUST_INLINE_HELPERS is in effect.
+# rustc's bitcode of the crate (nstree_rs.bc) calls the rust/helpers/
+# functions; with the option on, Kbuild links helpers.bc into it and the
+# object must call none of them (they were inlined); with it off, there is
+# no bitcode and the object calls them.
+if [ "$variant" = rust ]; then
+	obj="$build/kernel/nstree_rs/nstree_rs.o"
+	called=$(llvm-nm"$LLVM_SUFFIX" -u "$obj" | awk '$2 ~ /^rust_helper_/ { print $2 }' | sort)
+	if grep -q '^CONFIG_RUST_INLINE_HELPERS=y' "$build/.config"; then
+		before=$(llvm-nm"$LLVM_SUFFIX" -u "${obj%.o}.bc" | awk '$2 ~ /^rust_helper_/ { print $2 }' | sort)
+		[ -n "$before" ] || die "$name: nstree_rs.bc calls no rust_helper_*: cannot show inlining"
+		[ -z "$called" ] || die "$name: CONFIG_RUST_INLINE_HELPERS=y, but nstree_rs.o still calls: $(echo $called)"
+		log "inline helpers in effect: the crate's bitcode calls $(wc -l <<<"$before") rust_helper_* functions, nstree_rs.o none"
+		printf 'inline-helpers=y bitcode-calls=%s object-calls=0\n' "$(wc -l <<<"$before")" >"$OUT/helpers-$name.txt"
+	else
+		[ -n "$called" ] || die "$name: inline helpers off, but nstree_rs.o calls no rust_helper_*?"
+		log "inline helpers off: nstree_rs.o calls $(wc -l <<<"$called") rust_helper_* functions"
+		printf 'inline-helpers=n object-calls=%s\n' "$(wc -l <<<"$called")" >"$OUT/helpers-$name.txt"
+	fi
 fi
 cp "$build/arch/x86/boot/bzImage" "$OUT/bzImage-$name"
 kmake "$tree" "$build" -s kernelrelease >"$OUT/kernelrelease-$name"

@@ -7,8 +7,12 @@
 - every `unsafe fn` has a `# Safety` section in its doc comment;
 - `unsafe` appears only under rust/ffi/ (other modules forbid it);
 - no safe fn's doc comment puts a duty on its caller ("the caller must",
-  "must be called", "caller guarantees"): such a precondition makes the
-  fn `unsafe`.
+  "must be called", "caller guarantees", and the prohibitions: "must not",
+  "must never", "may only be called", "only call"): such a precondition
+  makes the fn `unsafe`;
+- no `SAFETY:` comment of a safe fn rests on its callers ("callers
+  hold", "caller guarantees", ...): a safe fn cannot rely on what its
+  callers do.
 
 Prints one line per finding and a summary; exits 1 on findings.
 """
@@ -18,7 +22,11 @@ import sys
 
 SAFE_FN = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?(const\s+)?fn\s")
 UNSAFE_FN = re.compile(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\s")
-DUTY = re.compile(r"caller must|must be called|caller guarantees|callers must", re.I)
+DUTY = re.compile(r"caller must|must be called|caller guarantees|callers must|"
+                  r"must not\b|must never|may only be called|only call\b|"
+                  r"not be called|never be called", re.I)
+# In the body of a safe fn, a SAFETY comment that leans on the callers.
+LEANS = re.compile(r"callers? (hold|holds|guarantee|guarantees|ensure|ensures|must)\b", re.I)
 
 
 def doc_above(lines, i):
@@ -37,6 +45,7 @@ def main(paths):
     for path in paths:
         lines = open(path).read().split("\n")
         in_ffi = "/ffi/" in path or path.endswith("/ffi.rs")
+        current_safe = False
         for i, line in enumerate(lines):
             code = line.split("//")[0]
             if re.search(r"\bunsafe\b", code) and not in_ffi:
@@ -45,10 +54,10 @@ def main(paths):
                 safety += 1
             if re.search(r"\bunsafe\s*\{", code) or re.search(r"\bunsafe\s+impl\b", code):
                 blocks += 1
-                # Look back over the statement: up to 12 lines, stop at a
+                # Look back over the statement: up to 30 lines, stop at a
                 # blank line or a line ending a previous statement/block.
                 ok = False
-                for j in range(i, max(-1, i - 12), -1):
+                for j in range(i, max(-1, i - 30), -1):
                     if "// SAFETY:" in lines[j]:
                         ok = True
                         break
@@ -60,8 +69,20 @@ def main(paths):
             if UNSAFE_FN.search(code):
                 if "# Safety" not in doc_above(lines, i):
                     findings.append(f"{path}:{i + 1}: unsafe fn without a # Safety section")
-            elif SAFE_FN.match(code) and DUTY.search(doc_above(lines, i)):
-                findings.append(f"{path}:{i + 1}: safe fn whose doc puts a duty on the caller")
+                current_safe = False
+            elif SAFE_FN.match(code):
+                current_safe = True
+                if DUTY.search(doc_above(lines, i)):
+                    findings.append(f"{path}:{i + 1}: safe fn whose doc puts a duty on the caller")
+            if current_safe and "// SAFETY:" in line:
+                # The SAFETY comment block, up to the code it covers.
+                block = [line]
+                j = i + 1
+                while j < len(lines) and lines[j].strip().startswith("//"):
+                    block.append(lines[j])
+                    j += 1
+                if LEANS.search(" ".join(block)):
+                    findings.append(f"{path}:{i + 1}: SAFETY comment in a safe fn leans on its callers")
     for f in findings:
         print(f)
     print(f"unsafe: {blocks} unsafe blocks/impls, {safety} SAFETY comments, "

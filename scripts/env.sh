@@ -72,9 +72,14 @@ kmake() {
 # configure_frags NAME TREE BUILD FRAGMENT...: BUILD/.config as allnoconfig
 # with the fragments forced (what merge_config.sh -n does), run with our
 # toolchain so that CONFIG_RUST is available, and checked: every option a
-# fragment sets must survive.  Regenerated only when the fragments changed.
+# fragment sets must survive.  A later fragment may set an option again
+# (configs/bench-noinline.config after rust.config): the last value wins,
+# in Kconfig and in the check.  Regenerated only when the fragments
+# changed.
 configure_frags() {
 	local name=$1 tree=$2 build=$3 fhash bad=0 line opt val
+	local -A last=()
+	local opts=()
 	shift 3
 	fhash=$(cat "$@" | sha256sum | cut -c1-16)
 	if [ "$(cat "$build/.nstree-frags" 2>/dev/null)" = "$fhash" ] && [ -f "$build/.config" ]; then
@@ -87,16 +92,80 @@ configure_frags() {
 		{ tail -20 "$LOGS/config-$name.log"; die "allnoconfig failed"; }
 	while IFS= read -r line; do
 		case "$line" in '' | '#'*) continue ;; esac
-		opt=${line%%=*} val=${line#*=}
+		opt=${line%%=*}
+		[ -n "${last[$opt]+set}" ] || opts+=("$opt")
+		last[$opt]=$line
+	done < <(cat "$@")
+	for opt in "${opts[@]}"; do
+		line=${last[$opt]} val=${line#*=}
 		if [ "$val" = n ]; then
 			grep -q "^$opt=" "$build/.config" && { log "config: $opt should be unset"; bad=1; }
 		else
 			grep -qxF "$line" "$build/.config" || { log "config: $line did not stick"; bad=1; }
 		fi
-	done < <(cat "$@")
+	done
 	[ $bad = 0 ] || die "configuration of $name is not what the fragments ask for"
 	echo "$fhash" >"$build/.nstree-frags"
 }
 
 log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# seed_copy SRC_BUILD DST_BUILD: a new build directory copied from a built
+# one of another tree (mtimes kept), so that the first build in it only
+# rebuilds what differs; seed_fixup (after configuring) completes it.
+seed_copy() {
+	local src=$1 dst=$2
+	mkdir -p "$dst"
+	cp -a "$src/." "$dst/"
+	rm -f "$dst/.nstree-seed-fixed"
+	touch "$dst/.nstree-seeded"
+}
+
+# seed_fixup TREE BUILD [CHANGED]: once, after the seeded directory is
+# configured (CHANGED: a file listing more changed files, relative to TREE,
+# for trees that are not git trees with a "base" tag).
+# objtool embeds the absolute path of its source tree, so the seeded build
+# rebuilds it from TREE, and every object lists the objtool binary among
+# its dependencies (gen_objtooldep): a new objtool would rebuild the whole
+# kernel.  So build prepare (objtool with it) first, then give every
+# seeded object the new objtool's time, and make everything else that
+# changed since the seeding (the files TREE's commits after "base"
+# changed, the changed include/config/ symbols, regenerated headers)
+# newer again, so that what depends on those still rebuilds.
+seed_fixup() {
+	local tree=$1 build=$2 more=${3:-} objtool changed
+	[ -f "$build/.nstree-seeded" ] && [ ! -f "$build/.nstree-seed-fixed" ] || return 0
+	kmake "$tree" "$build" -j"$JOBS" prepare >"$LOGS/seed-prepare.log" 2>&1 ||
+		{ tail -20 "$LOGS/seed-prepare.log"; die "prepare in $build failed"; }
+	objtool="$build/tools/objtool/objtool"
+	if [ -x "$objtool" ] && [ "$objtool" -nt "$build/.nstree-seeded" ]; then
+		changed=$(mktemp)
+		{
+			git -C "$tree" diff --name-only base HEAD 2>/dev/null | sed "s|^|$tree/|"
+			[ -z "$more" ] || sed "s|^|$tree/|" "$more"
+			find "$build" -newer "$build/.nstree-seeded" -type f \
+				! -path "$build/tools/*" ! -name '*.o' ! -name '*.a' ! -name '.*.cmd' \
+				! -name '*.rlib' ! -name '*.rmeta' ! -name '*.bc' ! -name '.nstree-*'
+		} >"$changed"
+		find "$build" -name '*.o' ! -path "$build/tools/*" ! -newer "$build/.nstree-seeded" \
+			-exec touch -r "$objtool" {} +
+		sleep 1
+		while IFS= read -r f; do [ ! -e "$f" ] || touch "$f"; done <"$changed"
+		log "seeded $build: objtool rebuilt, $(wc -l <"$changed") changed files kept newer than the seeded objects"
+		rm -f "$changed"
+	fi
+	touch "$build/.nstree-seed-fixed"
+}
+
+# series_patches REPO: the patches to apply to the base tree, in order:
+# the series (patches/, without its cover letter), then the independent
+# selftest fix (patches/selftests/).
+series_patches() {
+	local p
+	for p in "$1"/patches/*.patch "$1"/patches/selftests/*.patch; do
+		[ -e "$p" ] || continue
+		case "$(basename "$p")" in 0000-cover-letter.patch) continue ;; esac
+		echo "$p"
+	done
+}

@@ -28,7 +28,7 @@ if [ ! -d "$WORK" ]; then
 fi
 [ "${1:-}" != --base-only ] || exit 0
 
-patches=("$REPO"/patches/*.patch)
+mapfile -t patches < <(series_patches "$REPO")
 [ -e "${patches[0]}" ] || die "no patches in $REPO/patches"
 sum=$(cat "${patches[@]}" | sha256sum | cut -c1-16)
 if [ "$(cat "$RUST_TREE/.git/nstree-series" 2>/dev/null)" = "$sum" ]; then

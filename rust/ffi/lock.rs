@@ -1,17 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The namespace tree lock and the RCU/scheduler primitives.
+//!
+//! `ns_tree_lock` is a `seqlock_t` defined in the C glue
+//! (`DEFINE_SEQLOCK()` needs C for its lockdep class); the lock and read
+//! operations are the `rust/helpers/seqlock.c` helpers, inlined into this
+//! crate with `CONFIG_RUST_INLINE_HELPERS`.
 
 use core::marker::PhantomData;
+use core::ptr;
+
 use kernel::bindings;
+
+/// The namespace tree lock.
+#[inline]
+fn ns_tree_lock() -> *mut bindings::seqlock_t {
+    // Taking the address of an extern static does not access it.
+    ptr::addr_of_mut!(bindings::ns_tree_lock)
+}
 
 /// The namespace tree lock (`ns_tree_lock`) held for writing.
 ///
 /// Mutating a [`TreeRoot`](super::TreeRoot) requires a `&WriteGuard`: the
 /// type system keeps writers serialised the way the C code does with
-/// `write_seqlock()`. A C caller that already holds the lock makes one
-/// with the `unsafe` [`WriteGuard::assume_held`], visible only in `ffi`.
+/// `write_seqlock()`. The lock is private to this crate (no C code can
+/// hold it), so a guard is only ever made by taking it.
 ///
 /// # Examples
 ///
@@ -55,83 +68,162 @@ pub(crate) struct WriteGuard(PhantomData<*mut ()>);
 
 impl WriteGuard {
     /// `write_seqlock(&ns_tree_lock)`.
+    #[inline]
     pub(crate) fn lock() -> WriteGuard {
-        // SAFETY: the glue takes the static seqlock; released on drop.
-        unsafe { bindings::nstree_rs_write_lock() };
+        // SAFETY: `ns_tree_lock` is a static `seqlock_t` initialised by
+        // `DEFINE_SEQLOCK()` (kernel/nstree_rs/nstree_glue.c:29); released
+        // on drop by this guard alone. `write_seqlock()` is
+        // include/linux/seqlock.h:877.
+        unsafe { bindings::write_seqlock(ns_tree_lock()) };
         WriteGuard(PhantomData)
     }
 }
 
-impl WriteGuard {
-    /// A token for the write lock that a C caller already holds; it must
-    /// not unlock, hence `ManuallyDrop`.
-    ///
-    /// # Safety
-    ///
-    /// The caller must hold `ns_tree_lock` for writing while the token lives.
-    pub(super) unsafe fn assume_held() -> core::mem::ManuallyDrop<WriteGuard> {
-        core::mem::ManuallyDrop::new(WriteGuard(PhantomData))
-    }
-}
-
 impl Drop for WriteGuard {
+    #[inline]
     fn drop(&mut self) {
-        // SAFETY: this guard holds the write side.
-        unsafe { bindings::nstree_rs_write_unlock() };
+        // SAFETY: this guard holds the write side (it is only made by
+        // `lock()`); `write_sequnlock()` is include/linux/seqlock.h:891.
+        unsafe { bindings::write_sequnlock(ns_tree_lock()) };
     }
 }
 
 /// The namespace tree lock held as an exclusive reader
 /// (`read_seqlock_excl()`): the trees cannot change and no namespace on
 /// them can be freed (removal needs the write side).
+///
+/// # Examples
+///
+/// ```no_run
+/// use nstree_rs::ffi::lock::ReadGuard;
+///
+/// let r = ReadGuard::lock(); // read_seqlock_excl(&ns_tree_lock)
+/// // ... search an rbtree: no writer runs, every node on it is on the list
+/// drop(r); // read_sequnlock_excl(&ns_tree_lock)
+/// ```
 pub(crate) struct ReadGuard(PhantomData<*mut ()>);
 
 impl ReadGuard {
     /// `read_seqlock_excl(&ns_tree_lock)`.
+    #[inline]
     pub(crate) fn lock() -> ReadGuard {
-        // SAFETY: the glue takes the static seqlock; released on drop.
-        unsafe { bindings::nstree_rs_read_lock_excl() };
+        // SAFETY: the static seqlock (see `WriteGuard::lock()`); released
+        // on drop. `read_seqlock_excl()` is include/linux/seqlock.h:1011.
+        unsafe { bindings::read_seqlock_excl(ns_tree_lock()) };
         ReadGuard(PhantomData)
     }
 }
 
 impl Drop for ReadGuard {
+    #[inline]
     fn drop(&mut self) {
-        // SAFETY: this guard holds the exclusive read side.
-        unsafe { bindings::nstree_rs_read_unlock_excl() };
+        // SAFETY: this guard holds the exclusive read side (it is only made
+        // by `lock()`); `read_sequnlock_excl()` is
+        // include/linux/seqlock.h:1021.
+        unsafe { bindings::read_sequnlock_excl(ns_tree_lock()) };
     }
 }
 
 /// Runs `f` as a seqlock reader: retries while a writer raced with it and
 /// `f` found nothing (a racing writer can only hide a node, never invent
-/// one, so a hit needs no retry; this is the C `rb_find_rcu()` loop).
+/// one, so a hit needs no retry; this is the C `rb_find_rcu()` loop of
+/// kernel/nstree.c:315-320).
+///
+/// # Examples
+///
+/// ```no_run
+/// use kernel::sync::rcu;
+/// use nstree_rs::ffi::{read_retry, TreeRoot, Unified};
+///
+/// fn contains(root: &TreeRoot<Unified>, id: u64) -> bool {
+///     let g = rcu::read_lock();
+///     read_retry(|| root.find_rcu(id, &g)).is_some()
+/// }
+/// ```
+#[inline]
 pub(crate) fn read_retry<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
     loop {
-        // SAFETY: reading the sequence count of the static seqlock.
-        let seq = unsafe { bindings::nstree_rs_read_seqbegin() };
+        // SAFETY: reads the sequence count of the static seqlock
+        // (include/linux/seqlock.h:835).
+        let seq = unsafe { bindings::read_seqbegin(ns_tree_lock()) };
         let r = f();
-        // SAFETY: as above.
-        if r.is_some() || !unsafe { bindings::nstree_rs_read_seqretry(seq) } {
+        // SAFETY: as above (include/linux/seqlock.h:852).
+        if r.is_some() || unsafe { bindings::read_seqretry(ns_tree_lock(), seq) } == 0 {
             return r;
         }
     }
 }
 
-/// Whether the caller is in an RCU read-side critical section (lockdep).
+/// Whether the caller is in an RCU read-side critical section
+/// (`rcu_read_lock_held()`: lockdep's answer with `CONFIG_DEBUG_LOCK_ALLOC`,
+/// else always true, include/linux/rcupdate.h:323,334).
+#[inline]
 pub(crate) fn rcu_read_lock_held() -> bool {
-    // SAFETY: no preconditions.
-    unsafe { bindings::nstree_rs_rcu_read_lock_held() }
+    // SAFETY: `rcu_read_lock_held()` (include/linux/rcupdate.h:323,334)
+    // has no preconditions.
+    unsafe { bindings::rcu_read_lock_held() != 0 }
 }
 
-/// Whether the scheduler wants the CPU back.
+/// Whether the scheduler wants the CPU back (`need_resched()`).
+#[inline]
 pub(crate) fn need_resched() -> bool {
-    // SAFETY: no preconditions.
-    unsafe { bindings::nstree_rs_need_resched() }
+    // SAFETY: `need_resched()` (include/linux/sched.h:2272) only reads the
+    // current task's flags.
+    unsafe { bindings::need_resched() }
 }
 
-/// Lets the scheduler run (`cond_resched()`); must not be in an atomic or
-/// RCU read-side section.
+/// Lets the scheduler run (`cond_resched()`).
+///
+/// May sleep: calling it in atomic context (an RCU read-side section, a
+/// spinlock held) is a bug that `CONFIG_DEBUG_ATOMIC_SLEEP` reports, and
+/// which the type system does not rule out, as for every sleeping function
+/// of the kernel crate (see the crate's soundness section).
+///
+/// # Examples
+///
+/// Leave the RCU read-side section before:
+///
+/// ```no_run
+/// use kernel::sync::rcu;
+/// use nstree_rs::ffi::{cond_resched, need_resched};
+///
+/// let g = rcu::read_lock();
+/// // ... part of a long walk ...
+/// if need_resched() {
+///     drop(g); // rcu_read_unlock()
+///     cond_resched();
+/// }
+/// ```
+#[inline]
 pub(crate) fn cond_resched() {
-    // SAFETY: callers hold no spinlock and no RCU read lock.
-    unsafe { bindings::nstree_rs_cond_resched() };
+    // SAFETY: `cond_resched()` (include/linux/sched.h:2177) has no
+    // preconditions beyond the atomic-context rule stated above, which is
+    // outside the crate's safety contract.
+    unsafe { bindings::cond_resched() };
+}
+
+/// `debug_lockdep_rcu_enabled()` (kernel/rcu/update.c): whether lockdep's
+/// RCU checks are on yet.
+#[cfg(CONFIG_PROVE_RCU)]
+#[inline]
+pub(crate) fn debug_lockdep_rcu_enabled() -> bool {
+    // SAFETY: `debug_lockdep_rcu_enabled()` (include/linux/rcupdate.h:322)
+    // has no preconditions.
+    unsafe { bindings::debug_lockdep_rcu_enabled() != 0 }
+}
+
+/// `lockdep_rcu_suspicious()` (kernel/locking/lockdep.c): the "suspicious
+/// RCU usage" report of `RCU_LOCKDEP_WARN()`.
+#[cfg(CONFIG_PROVE_RCU)]
+#[cold]
+pub(crate) fn lockdep_rcu_suspicious(
+    file: &'static kernel::str::CStr,
+    line: u32,
+    msg: &'static kernel::str::CStr,
+) {
+    use kernel::prelude::*;
+    // SAFETY: both strings are NUL-terminated statics, as the `__FILE__`
+    // and message literals that `RCU_LOCKDEP_WARN()` passes
+    // (include/linux/rcupdate.h:380); the function only prints them.
+    unsafe { bindings::lockdep_rcu_suspicious(file.as_char_ptr(), line as i32, msg.as_char_ptr()) };
 }

@@ -1,45 +1,86 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! `struct ns_common` and the counted reference.
 
-use core::ffi::c_int;
 use core::ptr::{self, NonNull};
 
 use kernel::bindings;
-use kernel::sync::atomic::{Atomic, Relaxed};
+use kernel::ffi::c_int;
+use kernel::sync::atomic::{Atomic, Full, Relaxed};
+#[cfg(any(nstree_host, CONFIG_NSTREE_RUST_KUNIT_TEST))]
 use kernel::sync::Refcount;
+use kernel::task::Task;
 use kernel::types::Opaque;
 
-use super::{NS_LAST_INIT_ID, NS_TREE_OFFSET};
+use super::{layout, NS_LAST_INIT_ID};
 use crate::cascade::ActiveNode;
 
 /// Whether `id` is one of the boot-time namespaces' ids,
 /// `1..=NS_LAST_INIT_ID`; 0 (no id yet) is not.
+///
+/// # Examples
+///
+/// ```no_run
+/// use nstree_rs::ffi::ns::is_initial_id;
+///
+/// assert!(is_initial_id(1)); // init_ipc_ns
+/// assert!(!is_initial_id(0)); // no id yet: C's is_ns_init_id() says initial
+/// ```
 #[inline]
 pub(crate) const fn is_initial_id(id: u64) -> bool {
     id != 0 && id <= NS_LAST_INIT_ID
 }
 
-/// A namespace: `struct ns_common`.
+/// The bytes of a `struct ns_common`, with its size and alignment
+/// (asserted against the C compiler's in `ffi.rs`).
+#[repr(C, align(64))]
+pub(super) struct Storage([u8; layout::SIZE]);
+
+/// A namespace: `struct ns_common`, opaque.
+///
+/// The fields are reached at the C compiler's offsets ([`layout`]), not
+/// through bindgen's `struct ns_common`, which lacks the anonymous
+/// `struct ns_tree` member (see [`layout`]).
 ///
 /// # Invariants
 ///
 /// A `&NsCommon` is only created for a live, initialised `struct
-/// ns_common`, and only for as long as the memory is guaranteed to stay
-/// valid (an RCU read-side section, the tree lock, or a held `__ns_ref`).
+/// ns_common` (`__ns_common_init()` or `NS_COMMON_INIT()` ran), and only
+/// for as long as the memory is guaranteed to stay valid (an RCU
+/// read-side section, the tree lock, or a held `__ns_ref`).
+///
+/// # Examples
+///
+/// C hands the crate a `struct ns_common *`; an `unsafe` borrow makes it a
+/// `&NsCommon` for as long as the caller vouches for, and the safe methods
+/// read its fields at the C offsets:
+///
+/// ```no_run
+/// use kernel::bindings;
+/// use nstree_rs::ffi::NsCommon;
+///
+/// /// # Safety
+/// ///
+/// /// `ns` is a live namespace for the duration of the call.
+/// unsafe fn describe(ns: *mut bindings::ns_common) -> (u64, u32, bool) {
+///     // SAFETY: per the function's contract.
+///     let ns = unsafe { NsCommon::from_raw(ns) };
+///     (ns.id(), ns.ns_type(), ns.is_initial())
+/// }
+/// ```
 #[repr(transparent)]
-pub(crate) struct NsCommon(Opaque<bindings::ns_common>);
+pub(crate) struct NsCommon(Opaque<Storage>);
 
-// SAFETY: `struct ns_common` is shared between CPUs by design. The fields
-// read through `&NsCommon` are either written once before the namespace is
-// published on a tree and never again (`ns_id`, `ns_type`, `ops`, `inum`:
-// on 7.3 `ns_rcu` no longer overlays `struct ns_tree`, so freeing a
-// removed namespace through RCU does not write over them), or atomics
-// (`__ns_ref`, `__ns_ref_active`); the tree links are only changed under
-// `ns_tree_lock` and read with RCU list/rbtree rules.
+// SAFETY: `struct ns_common` (include/linux/ns/ns_common_types.h:111) is
+// shared between CPUs by design. The fields read through `&NsCommon` are
+// either written once before the namespace is published on a tree and
+// never again (`ns_id`, `ns_type`, `ops`: see `id()`), or atomics
+// (`__ns_ref`, `__ns_ref_active`, see `active()`); the tree links are only
+// changed under `ns_tree_lock` and read with the RCU list/rbtree rules
+// (`ffi/tree.rs`).
 unsafe impl Sync for NsCommon {}
-// SAFETY: see `Sync`; nothing in `struct ns_common` is tied to a thread.
+// SAFETY: see `Sync`; nothing in `struct ns_common`
+// (include/linux/ns/ns_common_types.h:111-121) is tied to a thread.
 unsafe impl Send for NsCommon {}
 
 impl NsCommon {
@@ -51,24 +92,24 @@ impl NsCommon {
     /// valid for `'a`.
     #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ns_common) -> &'a NsCommon {
-        // SAFETY: `NsCommon` is a transparent wrapper and the caller
-        // guarantees validity for `'a`.
+        // SAFETY: `NsCommon` is a transparent wrapper of storage of the
+        // size and alignment of `struct ns_common`
+        // (include/linux/ns/ns_common_types.h:111, asserted in `ffi.rs`),
+        // and the caller guarantees validity for `'a`.
         unsafe { &*ptr.cast::<NsCommon>() }
     }
 
     /// The raw `struct ns_common` pointer.
     #[inline]
     pub(crate) fn as_ptr(&self) -> *mut bindings::ns_common {
-        self.0.get()
+        self.0.get().cast()
     }
 
+    /// A pointer to the field of type `T` at byte offset `off` (one of
+    /// [`layout`]'s), inside this namespace.
     #[inline]
-    fn tree(&self) -> *mut bindings::ns_tree {
-        // The anonymous `struct ns_tree` starts at `NS_TREE_OFFSET`.
-        self.as_ptr()
-            .cast::<u8>()
-            .wrapping_add(NS_TREE_OFFSET)
-            .cast()
+    pub(super) fn field<T>(&self, off: usize) -> *mut T {
+        self.0.get().cast::<u8>().wrapping_add(off).cast()
     }
 
     /// The 64-bit namespace id (0 until `__ns_tree_gen_id()`).
@@ -77,24 +118,44 @@ impl NsCommon {
     /// from a tree: see the SAFETY comment.
     #[inline]
     pub(crate) fn id(&self) -> u64 {
-        // SAFETY: `self` is valid (type invariant). `ns_id` is written by
-        // `__ns_tree_gen_id()` before the namespace is published on any
-        // tree (the publishing `rcu_assign_pointer()`/`list_add_rcu()`
-        // orders the store before any reader that finds the node) and never
-        // written again: on the 7.3 layout `ns_rcu` has its own storage
-        // after `struct ns_tree` (asserted in `ffi.rs`), so `call_rcu()` /
-        // `kfree_rcu()` of a removed namespace that an RCU reader still
-        // reaches leaves `ns_id` intact until the memory is freed, which
-        // is after the reader's grace period. (On 7.2, `ns_rcu` shared a
-        // union with `ns_id`: such a reader could read 0 or a pointer.)
-        unsafe { (*self.tree()).ns_id }
+        // SAFETY: `self` is valid (type invariant) and `ns_id` an aligned
+        // `u64` inside it. It is written only by `__ns_tree_gen_id()`
+        // (`ffi/exports/tree.rs`), before `__ns_tree_add_raw()` publishes
+        // the namespace on any tree with `rcu_assign_pointer()`
+        // (include/linux/rbtree.h:107, include/linux/rculist.h:105, in
+        // `rb_link_node_rcu()` and `list_add_rcu()`), which order the
+        // store before any
+        // reader that finds the node; never again after that. On 7.3
+        // `ns_rcu` has storage of its own after `struct ns_tree`
+        // (include/linux/ns/ns_common_types.h:119-120, asserted in
+        // `ffi.rs`), so `kfree_rcu(ns, ns.ns_rcu)` of a removed namespace
+        // that an RCU reader still reaches (kernel/user_namespace.c:231)
+        // leaves `ns_id` intact until the memory is freed, after the
+        // reader's grace period. (On 7.2, `ns_rcu` shared a union with
+        // `ns_id`: such a reader could read 0 or a pointer.)
+        unsafe { *self.field::<u64>(layout::NS_TREE) }
     }
 
     /// The `CLONE_NEW*` flag of the namespace type.
     #[inline]
     pub(crate) fn ns_type(&self) -> u32 {
-        // SAFETY: `self` is valid; `ns_type` never changes after init.
-        unsafe { (*self.as_ptr()).ns_type }
+        // SAFETY: `self` is valid; `ns_type` is an aligned `u32` set
+        // before the namespace is published and never written again:
+        // `ns->ns_type = ns_type` (kernel/nscommon.c:64) or
+        // `.ns_type = ...` (include/linux/ns_common.h:31).
+        unsafe { *self.field::<u32>(layout::NS_TYPE) }
+    }
+
+    /// `ns->ops`, which is set once by `__ns_common_init()`
+    /// (kernel/nscommon.c:62) or `NS_COMMON_INIT()`
+    /// (include/linux/ns_common.h:34) and never changed.
+    #[inline]
+    fn ops(&self) -> *const bindings::proc_ns_operations {
+        // SAFETY: `self` is valid; `ops` is an aligned pointer written
+        // before the namespace is published and never again:
+        // `ns->ops = ops` (kernel/nscommon.c:62) or `.ops = ...`
+        // (include/linux/ns_common.h:34).
+        unsafe { *self.field::<*const bindings::proc_ns_operations>(layout::OPS) }
     }
 
     /// Whether this is one of the boot-time namespaces: its id is in
@@ -112,98 +173,43 @@ impl NsCommon {
     }
 
     /// The active reference count, `__ns_ref_active`.
+    #[inline]
     pub(crate) fn active(&self) -> &Atomic<i32> {
-        // SAFETY: `__ns_ref_active` is an `atomic_t` inside the valid
-        // namespace (at the C offset, asserted in `ffi.rs`), only accessed
-        // atomically, and lives as long as `self`: it has its own storage
-        // on the 7.3 layout, so RCU freeing does not write over it while
-        // readers can still reach the namespace.
-        unsafe { Atomic::from_ptr(ptr::addr_of_mut!((*self.tree()).__ns_ref_active.counter)) }
+        // SAFETY: `__ns_ref_active.counter` is an aligned `int` inside the
+        // valid namespace (offset asserted in `ffi.rs`) that lives as long
+        // as `self`: it has its own storage on the 7.3 layout, so RCU
+        // freeing does not write over it while readers can still reach the
+        // namespace. Every C access to it goes through the atomic API:
+        // `ATOMIC_INIT(1)` (include/linux/ns_common.h:37), `atomic_read()`
+        // (include/linux/ns_common.h:62), `atomic_set()`,
+        // `atomic_dec_and_test()` and `atomic_fetch_add()`
+        // (kernel/nscommon.c:86,88,170,183,291,306, which this crate
+        // replaces), so no access races non-atomically.
+        unsafe { Atomic::from_ptr(self.field::<i32>(layout::NS_REF_ACTIVE)) }
     }
 
-    /// `atomic_read(&__ns_ref_active)`: a `READ_ONCE()`, done as a volatile
-    /// load instead of through the out-of-line `atomic_read()` helper.
+    /// `atomic_read(&__ns_ref_active)`.
     ///
     /// Safe on a namespace reached under RCU before any reference is
-    /// taken: the count is only ever changed atomically, and on 7.3 only
-    /// by reference operations (not by `call_rcu()`).
+    /// taken: the count is only ever accessed atomically (see
+    /// [`NsCommon::active`]).
     #[inline]
-    pub(crate) fn active_read_once(&self) -> i32 {
-        // SAFETY: `__ns_ref_active` is an aligned `int` inside the valid
-        // namespace, only written atomically, so the load is never torn;
-        // on 7.3 it does not overlap `ns_rcu` (asserted in `ffi.rs`).
-        unsafe { ptr::read_volatile(ptr::addr_of!((*self.tree()).__ns_ref_active.counter)) }
-    }
-
-    /// `atomic_fetch_add(i, &__ns_ref_active)`: fully ordered, returns the
-    /// old value.
-    ///
-    /// On x86-64 without sanitizers this is the instruction C's
-    /// `arch_atomic_fetch_add()` is (`lock xadd` with a memory clobber),
-    /// inline: the kernel crate's `Atomic` calls the out-of-line
-    /// `rust_helper_atomic_fetch_*()` (helpers are only inlined with
-    /// `CONFIG_RUST_INLINE_HELPERS`, which needs clang and rustc on one LLVM
-    /// major), a call, a return and a register shuffle per count change.
-    /// KASAN/KCSAN/KMSAN builds keep the helper, whose `atomic_*()` is
-    /// instrumented.
-    #[inline]
-    fn active_fetch_add(&self, i: i32) -> i32 {
-        #[cfg(all(
-            target_arch = "x86_64",
-            not(CONFIG_KASAN),
-            not(CONFIG_KCSAN),
-            not(CONFIG_KMSAN)
-        ))]
-        {
-            let mut v = i;
-            // SAFETY: `ns + off` is the aligned `int` of the `atomic_t`
-            // `__ns_ref_active` inside the valid namespace (the offsets are
-            // those of the C layout: `NS_TREE_OFFSET` is asserted in
-            // `ffi.rs`, the others are bindgen's), which lives as
-            // long as `self` and is only accessed atomically (see
-            // `active()`); `lock xadd` is `arch_atomic_fetch_add()` of
-            // arch/x86/include/asm/atomic.h: an atomic, fully ordered
-            // read-modify-write of those 4 bytes, and the memory clobber (no
-            // `nomem`/`readonly` option) makes it a compiler barrier as
-            // `asm volatile(... : "memory")` is in C.
-            unsafe {
-                core::arch::asm!(
-                    "lock xadd dword ptr [{ns} + {off}], {v:e}",
-                    ns = in(reg) self.as_ptr(),
-                    off = const NS_TREE_OFFSET
-                        + core::mem::offset_of!(bindings::ns_tree, __ns_ref_active)
-                        + core::mem::offset_of!(bindings::atomic_t, counter),
-                    v = inout(reg) v,
-                    options(nostack),
-                );
-            }
-            v
-        }
-        #[cfg(not(all(
-            target_arch = "x86_64",
-            not(CONFIG_KASAN),
-            not(CONFIG_KCSAN),
-            not(CONFIG_KMSAN)
-        )))]
-        {
-            self.active().fetch_add(i, kernel::sync::atomic::Full)
-        }
+    pub(crate) fn active_read(&self) -> i32 {
+        self.active().load(Relaxed)
     }
 
     /// The main reference count, `__ns_ref`, as `kernel::sync::Refcount`.
+    #[cfg(any(nstree_host, CONFIG_NSTREE_RUST_KUNIT_TEST))]
     fn refcount(&self) -> &Refcount {
-        let r = self
-            .as_ptr()
-            .cast::<u8>()
-            .wrapping_add(bindings::NSTREE_RS_NS_REF_OFFSET)
-            .cast::<Refcount>();
-        // SAFETY: `__ns_ref` is the `refcount_t` at this C offset of the
+        // SAFETY: `__ns_ref` is the `refcount_t`
+        // (include/linux/ns/ns_common_types.h:113) at this C offset of the
         // valid namespace; `Refcount` is a transparent wrapper of
         // `Opaque<refcount_t>`, and the count lives as long as `self`.
-        unsafe { &*r }
+        unsafe { &*self.field::<Refcount>(layout::NS_REF) }
     }
 
     /// The main reference count's value (`__ns_ref_read()`).
+    #[cfg(any(nstree_host, CONFIG_NSTREE_RUST_KUNIT_TEST))]
     pub(crate) fn refs(&self) -> i32 {
         self.refcount().as_atomic().load(Relaxed)
     }
@@ -212,45 +218,76 @@ impl NsCommon {
     /// `init_user_ns`. `None` for namespaces without operations and for
     /// `init_user_ns` itself.
     ///
-    /// Every namespace holds a counted reference on its owner for its
-    /// whole lifetime, so the borrow lives as long as `self`'s.
+    /// The borrow lives as long as `self`'s, by RCU: see the SAFETY
+    /// comment.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use nstree_rs::ffi::NsCommon;
+    ///
+    /// /// The id of the owning user namespace; 0 for `init_user_ns`.
+    /// fn owner_id(ns: &NsCommon) -> u64 {
+    ///     ns.owner().map_or(0, |o| o.id())
+    /// }
+    /// ```
     pub(crate) fn owner(&self) -> Option<&NsCommon> {
-        // SAFETY: `self` is valid; `ops` never changes after init.
-        if unsafe { (*self.as_ptr()).ops }.is_null() {
+        if self.ops().is_null() {
             return None;
         }
-        // SAFETY: `ops` is set, so `ops->owner` is a valid callback
-        // (the glue calls it); it returns the owning user namespace.
-        let user_ns = unsafe { bindings::nstree_rs_ns_owner(self.as_ptr()) };
+        // SAFETY: `ops` is set, so `ops->owner` is set (every
+        // `struct proc_ns_operations` of 7.3 has one; C calls it the same
+        // way in kernel/nstree.c:217). The helper calls it from C because
+        // the struct's layout is randomized.
+        let user_ns = unsafe { bindings::ns_ops_owner(self.as_ptr()) };
         if user_ns.is_null() {
             return None;
         }
-        // SAFETY: `user_ns` is live: every namespace holds a counted
-        // reference on its owner for its whole lifetime, and `ns` is the
-        // `struct ns_common` embedded in it.
-        Some(unsafe { NsCommon::from_raw(ptr::addr_of_mut!((*user_ns).ns)) })
+        // SAFETY: `user_ns` is the live owner of a live namespace. What
+        // keeps it live as long as `self`:
+        // - if `self` is borrowed from a counted reference, `self` holds a
+        //   counted reference on its owner until its own free path puts it
+        //   (e.g. kernel/user_namespace.c:234, `ns_ref_put(parent)` after
+        //   the child is freed);
+        // - if `self` was reached under RCU with its `__ns_ref` already 0,
+        //   the owner may be put concurrently, but only after `self` left
+        //   its trees (`ns_tree_remove(ns)` precedes the put,
+        //   kernel/user_namespace.c:211,234), and a user namespace is freed
+        //   with `kfree_rcu()` ("Concurrent nstree traversal depends on a
+        //   grace period", kernel/user_namespace.c:230-231), so not before
+        //   the RCU read-side section that reached `self` ends.
+        // `ns` is the `struct ns_common` embedded in it (offset asserted).
+        Some(unsafe { NsCommon::from_raw(user_ns.cast::<u8>().add(layout::USER_NS_NS).cast()) })
     }
 
     /// Whether the namespace has operations (all but a few internal ones).
     pub(crate) fn has_ops(&self) -> bool {
-        // SAFETY: `self` is valid; `ops` never changes after init.
-        !unsafe { (*self.as_ptr()).ops }.is_null()
+        !self.ops().is_null()
     }
 
     /// Whether `self` is `init_user_ns`.
     pub(crate) fn is_init_user_ns(&self) -> bool {
-        // SAFETY: taking the address of the static does not access it.
-        ptr::eq(self.as_ptr(), unsafe {
-            ptr::addr_of_mut!(bindings::init_user_ns.ns)
-        })
+        // Taking the address of an extern static does not access it.
+        let init = ptr::addr_of_mut!(bindings::init_user_ns);
+        ptr::eq(
+            self.as_ptr().cast::<u8>(),
+            init.cast::<u8>().wrapping_add(layout::USER_NS_NS),
+        )
     }
 
     /// Whether the caller's task uses this namespace (`is_current_namespace()`).
+    ///
+    /// `false` for a task that has dropped its nsproxy on its way out.
     #[inline]
     pub(crate) fn is_current(&self) -> bool {
-        // SAFETY: `self` is a valid namespace; the function only reads
-        // `current`'s nsproxy and creds.
-        unsafe { bindings::is_current_namespace(self.as_ptr()) }
+        // SAFETY: `self` is a valid namespace. `is_current_namespace()`
+        // (fs/nsfs.c:479) compares it with `current->nsproxy`'s members
+        // (include/linux/nsfs.h:27-36), the task's credentials and its pid
+        // namespace; `current->nsproxy` is NULL once `do_exit()` has called
+        // `exit_nsproxy_namespaces()` (kernel/exit.c:986), before the task
+        // work of the exit runs (kernel/exit.c:987), so the helper
+        // (rust/helpers/ns_common.c) checks it first.
+        unsafe { bindings::ns_is_current(self.as_ptr()) }
     }
 
     /// Sets the namespace id.
@@ -259,8 +296,9 @@ impl NsCommon {
     ///
     /// The namespace must not be on any tree yet (nobody else reads the id).
     pub(crate) unsafe fn set_id(&self, id: u64) {
-        // SAFETY: the caller guarantees exclusive access to `ns_id`.
-        unsafe { (*self.tree()).ns_id = id };
+        // SAFETY: the caller guarantees exclusive access to `ns_id`, as
+        // C's `__ns_tree_gen_id()` has (kernel/nstree.c:392-400).
+        unsafe { *self.field::<u64>(layout::NS_TREE) = id };
     }
 }
 
@@ -274,15 +312,17 @@ impl ActiveNode for NsCommon {
     }
 
     fn active_dec_and_test(&self) -> bool {
-        self.active_fetch_add(-1) == 1
+        // `atomic_dec_and_test()`: fully ordered.
+        self.active().fetch_add(-1, Full) == 1
     }
 
     fn active_fetch_inc(&self) -> i32 {
-        self.active_fetch_add(1)
+        // `atomic_fetch_add(1, ...)`: fully ordered.
+        self.active().fetch_add(1, Full)
     }
 
     fn active_read(&self) -> i32 {
-        self.active_read_once()
+        NsCommon::active_read(self)
     }
 
     fn check(&self, ok: bool) {
@@ -294,26 +334,78 @@ impl ActiveNode for NsCommon {
 ///
 /// # Invariants
 ///
-/// `ns` points to a live namespace on which this value owns one `__ns_ref`
-/// count (or an initial namespace, whose count is never changed); the count
-/// is dropped through `ops->put()`.
+/// `ns` points to a live namespace with `ops`, on which this value owns one
+/// `__ns_ref` count (or an initial namespace, whose count is never
+/// changed); the count is dropped through `ops->put()`.
+///
+/// # Examples
+///
+/// A namespace found under RCU, kept beyond the read-side section by a
+/// counted reference:
+///
+/// ```no_run
+/// use kernel::sync::rcu;
+/// use nstree_rs::ffi::{NsRef, TreeRoot, Unified};
+///
+/// fn first(root: &TreeRoot<Unified>) -> Option<NsRef> {
+///     let g = rcu::read_lock();
+///     NsRef::try_get(root.first(&g)?.ns())
+/// } // rcu_read_unlock(); the count keeps the namespace alive
+/// ```
+///
+/// The namespace it gives is borrowed from it, so it cannot be used after
+/// the count is put:
+///
+/// ```compile_fail,E0505
+/// # use nstree_rs::ffi::{NsCommon, NsRef};
+/// fn id_after_put(ns: &NsCommon) -> Option<u64> {
+///     let r = NsRef::try_get(ns)?;
+///     let n: &NsCommon = r.ns();
+///     drop(r); // ops->put(): the namespace may be freed
+///     Some(n.id())
+/// }
+/// ```
 pub(crate) struct NsRef {
     ns: NonNull<NsCommon>,
 }
 
-// SAFETY: the count can be dropped from any thread.
+// SAFETY: the count can be dropped from any thread: `ops->put()` of every
+// type takes locks or schedules work, e.g. `put_mnt_ns()`
+// (fs/namespace.c:6506-6514) or `__put_user_ns()`
+// (kernel/user_namespace.c:237-240).
 unsafe impl Send for NsRef {}
-// SAFETY: `&NsRef` only gives `&NsCommon`, which is `Sync`.
+// SAFETY: `&NsRef` only gives `&NsCommon`, which is `Sync` (see there,
+// include/linux/ns/ns_common_types.h:111).
 unsafe impl Sync for NsRef {}
 
 impl NsRef {
     /// Takes a counted reference (`__ns_ref_get()`); fails once the count
-    /// has dropped to zero (the namespace is being freed).
+    /// has dropped to zero (the namespace is being freed), and for a
+    /// namespace that cannot be put (see below).
+    #[inline]
     pub(crate) fn try_get(ns: &NsCommon) -> Option<NsRef> {
-        // Initial namespaces are never freed and their count is fixed.
-        // SAFETY: `ns` is valid; the glue does refcount_inc_not_zero().
-        if ns.is_initial() || unsafe { bindings::nstree_rs_ns_ref_inc_not_zero(ns.as_ptr()) } {
-            // INVARIANT: we own the count we just took.
+        // A namespace without `ops` cannot be put (`ns_put()` skips it,
+        // kernel/nstree.c:523), so a count taken on it would never be
+        // dropped; none is on the trees (the initial namespace of a type
+        // that is not configured has no `ops`, and is not added). And
+        // `is_ns_init_id()` takes id 0 (no id yet) for an initial namespace
+        // (include/linux/ns_common.h:23-27), so `__ns_ref_get()` would take
+        // no count on it and nothing would keep its memory; C never hands
+        // one out either (ids come before `ns_tree_add()`). Neither gets a
+        // counted reference.
+        if !ns.has_ops() {
+            return None;
+        }
+        if ns.id() == 0 {
+            crate::vfs_warn_on_once!(true);
+            return None;
+        }
+        // SAFETY: `ns` is valid; `__ns_ref_get()` (include/linux/ns_common.h:84-95)
+        // takes no count on an initial namespace (ids 1..=NS_LAST_INIT_ID,
+        // which are never freed) and otherwise does
+        // `refcount_inc_not_zero()`, with C's VFS_WARN_ON_ONCE() checks.
+        if unsafe { bindings::__ns_ref_get(ns.as_ptr()) } {
+            // INVARIANT: we own the count we just took (or `ns` is initial).
             Some(NsRef {
                 ns: NonNull::from(ns),
             })
@@ -323,31 +415,42 @@ impl NsRef {
     }
 
     /// The namespace.
+    #[inline]
     pub(crate) fn ns(&self) -> &NsCommon {
-        // SAFETY: the count we own keeps the namespace alive.
+        // SAFETY: the count we own keeps the namespace alive: it is freed
+        // only once `__ns_ref` drops to zero (`__ns_ref_put()`,
+        // include/linux/ns_common.h:70-82).
         unsafe { self.ns.as_ref() }
     }
 }
 
 impl Drop for NsRef {
+    /// `ns_put()` (kernel/nstree.c:521-525): `ops->put()`, which may sleep
+    /// (e.g. `put_mnt_ns()` takes `namespace_sem`): see the crate's
+    /// soundness section on atomic context.
     fn drop(&mut self) {
-        // A namespace without `ops` cannot be put (and is never handed out).
-        // SAFETY: `ops` is immutable after init.
-        if unsafe { (*self.ns().as_ptr()).ops }.is_null() {
-            return;
-        }
-        // SAFETY: we own one count, which `ops->put()` consumes.
-        unsafe { bindings::nstree_rs_ns_put(self.ns.as_ptr().cast()) };
+        // SAFETY: `ops` is set (type invariant); we own one count, which
+        // `ops->put()` consumes, as C's `ns_put()` (kernel/nstree.c:521-525)
+        // does; or `ns` is an initial namespace, on which `try_get()` took
+        // no count and `ops->put()` changes none (`__ns_ref_put()` returns
+        // early for it, include/linux/ns_common.h:70-77).
+        unsafe { bindings::ns_ops_put(self.ns.as_ptr().cast()) };
     }
 }
 
 /// `may_see_all_namespaces()`: the caller is in the initial pid namespace
 /// and has CAP_SYS_ADMIN over its owner.
 pub(crate) fn may_see_all() -> bool {
-    // SAFETY: `get_current()` is always valid in process context, as is
-    // the static `init_pid_ns`; the calls only read them.
+    let task = Task::current_raw();
+    // SAFETY: `task` is `current`, valid in process context;
+    // `task_active_pid_ns()` (kernel/pid.c:577) only reads its pid; the
+    // static `init_pid_ns` is valid forever and its `user_ns` is
+    // `&init_user_ns`, set statically (kernel/pid.c:72,78);
+    // `ns_capable_noaudit()` (kernel/capability.c:378) only reads the
+    // caller's credentials. This is C's `may_see_all_namespaces()`
+    // (kernel/nscommon.c:313-317).
     unsafe {
-        let pid_ns = bindings::task_active_pid_ns(bindings::get_current());
+        let pid_ns = bindings::task_active_pid_ns(task);
         let init = ptr::addr_of_mut!(bindings::init_pid_ns);
         ptr::eq(pid_ns, init)
             && bindings::ns_capable_noaudit((*init).user_ns, bindings::CAP_SYS_ADMIN as c_int)
@@ -355,10 +458,25 @@ pub(crate) fn may_see_all() -> bool {
 }
 
 /// A counted reference on the caller's user namespace (`current_user_ns()`).
+///
+/// # Examples
+///
+/// ```no_run
+/// use nstree_rs::ffi::current_user_ns;
+///
+/// fn my_user_ns_id() -> Option<u64> {
+///     Some(current_user_ns()?.ns().id())
+/// }
+/// ```
 pub(crate) fn current_user_ns() -> Option<NsRef> {
-    // SAFETY: the caller's credentials hold a counted reference on their
-    // user namespace for the duration of this call, long enough to take
-    // our own.
-    let ns = unsafe { NsCommon::from_raw(ptr::addr_of_mut!((*bindings::current_user_ns()).ns)) };
+    // SAFETY: `current_user_ns()` (include/linux/cred.h:395, the helper
+    // rust/helpers/task.c:48) is the user namespace of the caller's
+    // credentials, which hold a counted reference on it for the duration
+    // of this call (only the task itself replaces them), long enough to
+    // take our own; `ns` is embedded at the asserted offset.
+    let ns = unsafe {
+        let user_ns = bindings::current_user_ns();
+        NsCommon::from_raw(user_ns.cast::<u8>().add(layout::USER_NS_NS).cast())
+    };
     NsRef::try_get(ns)
 }

@@ -1,82 +1,122 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! A private tree of fake namespaces for the KUnit tests.
 
-use core::ptr;
+use core::pin::Pin;
 
+use kernel::alloc::{flags::GFP_KERNEL, KBox, KVec};
 use kernel::bindings;
 use kernel::error::Result;
+use kernel::prelude::*;
 use kernel::sync::rcu::Guard;
+use kernel::types::Opaque;
 
+use super::layout;
 use super::lock::{read_retry, WriteGuard};
-use super::ns::NsCommon;
-use super::tree::{node_init, root_init, ByType, TreeRoot};
-use super::NS_TREE_OFFSET;
+use super::ns::{NsCommon, Storage};
+use super::tree::{node_init, root_init, ByOwner, ByType, TreeRoot, Unified};
+
+/// A fake `struct ns_common`: storage of the C struct's size and
+/// alignment (`layout::SIZE`, asserted against the C compiler's),
+/// initialised as `__ns_common_init()` initialises a namespace
+/// (kernel/nscommon.c:56-90): `__ns_ref` 1, no `ops`, the given type and
+/// id, every tree node and the owner root empty, inactive.
+#[pin_data]
+struct FakeNs {
+    #[pin]
+    ns: Opaque<Storage>,
+}
+
+impl FakeNs {
+    fn new(ns_type: u32, id: u64) -> impl PinInit<Self> {
+        pin_init!(Self {
+            // SAFETY: `slot` is the fake namespace's storage, valid for
+            // writes of `layout::SIZE` bytes and not shared yet. Zeroing it
+            // is `NULL` for `stashed` and `ops` (a namespace without `ops`,
+            // which `ns_owner()` skips at kernel/nscommon.c:101 and
+            // `ns_put()` at kernel/nstree.c:523); the fields set below are those of
+            // kernel/nscommon.c:60-68,88, at the C offsets of `layout`.
+            ns <- Opaque::ffi_init(move |slot: *mut Storage| unsafe {
+                slot.cast::<u8>().write_bytes(0, layout::SIZE);
+                let base = slot.cast::<u8>();
+                base.add(layout::NS_REF)
+                    .cast::<bindings::refcount_t>()
+                    .write(bindings::refcount_t {
+                        refs: bindings::atomic_t { counter: 1 },
+                    });
+                base.add(layout::NS_TYPE).cast::<u32>().write(ns_type);
+                base.add(layout::NS_TREE).cast::<u64>().write(id);
+                base.add(layout::NS_REF_ACTIVE).cast::<i32>().write(0);
+                node_init(base.add(layout::TREE_NODE).cast());
+                node_init(base.add(layout::UNIFIED_NODE).cast());
+                node_init(base.add(layout::OWNER_NODE).cast());
+                root_init(base.add(layout::OWNER_ROOT).cast());
+            }),
+        })
+    }
+
+    fn ns(&self) -> &NsCommon {
+        // SAFETY: the storage was initialised in `FakeNs::new()` as
+        // `__ns_common_init()` (kernel/nscommon.c:56-90) initialises a
+        // namespace, and lives as long as `self`.
+        unsafe { NsCommon::from_raw(self.ns.get().cast()) }
+    }
+}
 
 /// A private tree of fake namespaces for the KUnit tests: never on the
 /// global trees, so nothing else can see them.
+///
+/// The fakes have no `ops`, so no counted reference ([`NsRef`]) to one can
+/// exist ([`NsRef::try_get`] refuses namespaces without `ops`): their
+/// memory is this tree's to free.
+///
+/// [`NsRef`]: super::NsRef
+/// [`NsRef::try_get`]: super::NsRef::try_get
 pub(crate) struct TestTree {
-    root: kernel::alloc::KBox<TreeRoot<ByType>>,
-    nodes: kernel::alloc::KVec<kernel::alloc::KBox<FakeNs>>,
+    root: Pin<KBox<TreeRoot<ByType>>>,
+    nodes: KVec<Pin<KBox<FakeNs>>>,
 }
-
-/// Storage for a fake `struct ns_common`, sized from the real layout (not
-/// from `bindings::ns_common`, which bindgen gets too small).
-#[repr(C, align(64))]
-struct FakeNs([u8; NS_TREE_OFFSET + core::mem::size_of::<bindings::ns_tree>()]);
 
 impl TestTree {
     /// A tree holding fake UTS namespaces with `ids`, inserted in order.
     pub(crate) fn new(ids: &[u64]) -> Result<TestTree> {
-        use kernel::alloc::{flags::GFP_KERNEL, KBox, KVec};
-        let root = KBox::new(TreeRoot::uninit(), GFP_KERNEL)?;
-        // SAFETY: the root is fresh and ours.
-        unsafe { root_init(root.as_raw()) };
         let mut t = TestTree {
-            root,
+            root: KBox::pin_init(TreeRoot::new(), GFP_KERNEL)?,
             nodes: KVec::new(),
         };
         for &id in ids {
-            let raw = t.alloc(id)?;
-            // SAFETY: the fake namespace lives in `t.nodes`.
-            let ns = unsafe { NsCommon::from_raw(raw) };
-            let w = WriteGuard::lock();
-            // SAFETY: a fresh fake namespace, removed in `drop()` before
-            // its memory goes; nobody takes counted references to it.
-            unsafe { t.root.insert(ns, &w) };
+            t.insert(id)?;
         }
         Ok(t)
     }
 
-    fn alloc(&mut self, id: u64) -> Result<*mut bindings::ns_common> {
-        use kernel::alloc::{flags::GFP_KERNEL, KBox};
-        let fake = KBox::new(FakeNs([0; core::mem::size_of::<FakeNs>()]), GFP_KERNEL)?;
-        let raw = ptr::addr_of!(*fake)
-            .cast_mut()
-            .cast::<bindings::ns_common>();
-        // SAFETY: `raw` is zeroed storage of the full `struct ns_common`
-        // size, owned by `self.nodes` until the tree is dropped; a zeroed
-        // ns_common with NULL ops is a valid namespace for tree purposes.
-        unsafe {
-            (*raw).ns_type = bindings::CLONE_NEWUTS;
-            (*raw).__bindgen_anon_1.__ns_ref.refs.counter = 1;
-            let ns = NsCommon::from_raw(raw);
-            node_init(ns.node::<ByType>());
-            ns.set_id(id);
-        }
-        // Moving the box into `self.nodes` does not move its contents.
+    /// Allocates a fake namespace with `id` and inserts it; `Ok(false)` if
+    /// the id is already on the tree (the fake stays off the tree).
+    fn insert(&mut self, id: u64) -> Result<bool> {
+        let fake = KBox::pin_init(FakeNs::new(bindings::CLONE_NEWUTS, id), GFP_KERNEL)?;
         self.nodes.push(fake, GFP_KERNEL)?;
-        Ok(raw)
+        let ns = self.nodes[self.nodes.len() - 1].ns();
+        let w = WriteGuard::lock();
+        // SAFETY: a fresh fake namespace, whose nodes `FakeNs::new()` left
+        // empty (kernel/nstree.c:73-77); pinned in `self.nodes` and removed
+        // in `drop()` before its memory goes; nobody takes counted
+        // references to it.
+        Ok(unsafe { self.root.insert(ns, &w) })
     }
 
-    /// The fake namespace with `id`.
+    /// The fake namespace with `id` that is on the tree.
     pub(crate) fn get(&self, id: u64) -> Option<&NsCommon> {
-        let g = Guard::new();
-        // The fake namespaces live as long as `self`, not just the guard.
-        let ns = self.root.find_rcu(id, &g)?.ns().as_ptr();
-        // SAFETY: every node on the private tree is one of `self.nodes`.
-        Some(unsafe { NsCommon::from_raw(ns) })
+        let w = WriteGuard::lock();
+        self.on_tree(id, &w)
+    }
+
+    /// The fake namespace with `id` that is on the tree, with the writers
+    /// excluded.
+    fn on_tree(&self, id: u64, w: &WriteGuard) -> Option<&NsCommon> {
+        self.nodes
+            .iter()
+            .map(|f| f.ns())
+            .find(|ns| ns.id() == id && ns.on_tree::<ByType>(w))
     }
 
     /// The ids in list order.
@@ -85,8 +125,7 @@ impl TestTree {
     /// may sleep, so it cannot allocate with `GFP_KERNEL`. A list longer
     /// than the tree's own node count is cut short, which the callers'
     /// comparisons then report.
-    pub(crate) fn ids_in_order(&self) -> kernel::alloc::KVec<u64> {
-        use kernel::alloc::{flags::GFP_KERNEL, KVec};
+    pub(crate) fn ids_in_order(&self) -> KVec<u64> {
         let mut v = KVec::with_capacity(self.nodes.len(), GFP_KERNEL).unwrap_or_default();
         let g = Guard::new();
         let mut cur = self.root.first(&g);
@@ -102,7 +141,7 @@ impl TestTree {
     /// `find_rcu()` with seqlock retry.
     pub(crate) fn find(&self, id: u64) -> Option<u64> {
         let g = Guard::new();
-        read_retry(|| self.root.find_rcu(id, &g)).map(|c| c.ns().id())
+        read_retry(|| self.root.find_rcu(id, &g)).map(|ns| ns.id())
     }
 
     /// The smallest id `> id`.
@@ -111,36 +150,52 @@ impl TestTree {
         self.root.first_after(id, &g).map(|c| c.ns().id())
     }
 
-    /// The ids before and after `id` on the list.
+    /// The ids before and after `id` on the list (both `None` if `id` is
+    /// not on the tree).
     pub(crate) fn neighbours(&self, id: u64) -> (Option<u64>, Option<u64>) {
         let g = Guard::new();
-        let Some(c) = self.root.find_rcu(id, &g) else {
+        let Some(c) = self.root.first_after(id.wrapping_sub(1), &g) else {
             return (None, None);
         };
-        (
-            c.prev(&g).map(|p| p.ns().id()),
-            c.next(&g).map(|n| n.ns().id()),
-        )
+        if c.ns().id() != id {
+            return (None, None);
+        }
+        // SAFETY: no writer changes the private tree concurrently: only
+        // `TestTree`'s methods do, and `TestTree` is not `Sync` (its fake
+        // namespaces are `Opaque`), so they run on this thread; the list
+        // is the `ns_tree_node` one (include/linux/ns/nstree_types.h:31-34).
+        let prev = unsafe { c.prev(&g) };
+        (prev.map(|p| p.ns().id()), c.next(&g).map(|n| n.ns().id()))
     }
 
     /// Removes the namespace with `id`.
     pub(crate) fn remove(&self, id: u64) {
-        if let Some(ns) = self.get(id) {
-            let w = WriteGuard::lock();
-            // SAFETY: on this private tree; the tests take no counted
-            // references they keep past a removal.
+        let w = WriteGuard::lock();
+        if let Some(ns) = self.on_tree(id, &w) {
+            // SAFETY: on this private tree (the only tree its `ByType`
+            // node is ever inserted into); no counted reference to a fake
+            // can exist (it has no `ops`), so C's rule that a namespace
+            // leaves its trees only once no counted reference remains
+            // (kernel/user_namespace.c:211) holds.
             unsafe { self.root.remove(ns, &w) };
         }
     }
 
     /// Tries to insert a second namespace with an existing id.
     pub(crate) fn insert_duplicate(&mut self, id: u64) -> bool {
-        let Ok(ns) = self.alloc(id) else { return false };
-        // SAFETY: the fake namespace lives in `self.nodes`.
-        let ns = unsafe { NsCommon::from_raw(ns) };
+        self.insert(id).unwrap_or(false)
+    }
+
+    /// Whether the fake namespaces' other nodes and owner roots are still
+    /// as `__ns_common_init()` left them: empty, on no tree.
+    pub(crate) fn others_untouched(&self) -> bool {
         let w = WriteGuard::lock();
-        // SAFETY: a fresh fake namespace, as in `new()`.
-        unsafe { self.root.insert(ns, &w) }
+        self.nodes.iter().all(|f| {
+            let g = Guard::new();
+            !f.ns().on_tree::<Unified>(&w)
+                && !f.ns().on_tree::<ByOwner>(&w)
+                && f.ns().owner_root().first(&g).is_none()
+        })
     }
 }
 
@@ -148,12 +203,11 @@ impl Drop for TestTree {
     fn drop(&mut self) {
         let w = WriteGuard::lock();
         for fake in self.nodes.iter() {
-            // SAFETY: as in `alloc()`.
-            let ns = unsafe { NsCommon::from_raw(ptr::addr_of!(**fake).cast_mut().cast()) };
-            if ns.on_tree::<ByType>() {
-                // SAFETY: only ever inserted into this private tree.
-                unsafe { self.root.remove(ns, &w) };
-            }
+            let ns = fake.ns();
+            // SAFETY: only ever inserted into this private tree; `remove()`
+            // checks that the node is on one (`ns_tree_node_empty()`,
+            // kernel/nstree.c:97).
+            unsafe { self.root.remove(ns, &w) };
         }
         drop(w);
         // Lockless readers of the private tree are all gone (only the

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The user boundary: the `listns()` request and the id buffer.
 
@@ -8,32 +7,60 @@ use core::ptr;
 
 use kernel::bindings;
 use kernel::error::{code, Error, Result};
-use kernel::uaccess::UserPtr;
+use kernel::sync::rcu::Guard;
+use kernel::uaccess::{UserPtr, UserSlice};
+
+use crate::req::Errno;
+
+/// The kernel's error codes for the errnos of the pure request rules
+/// (`crate::req`, which the host tests compile without the kernel crate).
+impl From<Errno> for Error {
+    fn from(e: Errno) -> Error {
+        match e {
+            Errno::NoEnt => code::ENOENT,
+            Errno::TooBig => code::E2BIG,
+            Errno::Fault => code::EFAULT,
+            Errno::Inval => code::EINVAL,
+            Errno::Overflow => code::EOVERFLOW,
+            Errno::NotSupp => Error::from_errno(-(bindings::EOPNOTSUPP as i32)),
+        }
+    }
+}
 
 /// `struct ns_id_req`, read from user space.
 pub(crate) type NsIdReq = bindings::ns_id_req;
 
-/// Reads the `struct ns_id_req` at `req` with `copy_ns_id_req()`'s rules:
-/// `-EFAULT` if the size cannot be read, `-E2BIG` above `PAGE_SIZE`,
-/// `-EINVAL` below version 0, then `copy_struct_from_user()` (`-E2BIG` for
-/// non-zero bytes past what we know, `-EFAULT`).
+/// Reads the `struct ns_id_req` at `req` with `copy_ns_id_req()`'s rules
+/// (kernel/nstree.c:421-445): `-EFAULT` if the size cannot be read,
+/// `-E2BIG` above `PAGE_SIZE`, `-EINVAL` below version 0, then
+/// `copy_struct_from_user()` (`-E2BIG` for non-zero bytes past what we
+/// know, `-EFAULT`).
+///
+/// # Examples
+///
+/// ```no_run
+/// use kernel::error::Result;
+/// use kernel::uaccess::UserPtr;
+/// use nstree_rs::ffi::{read_request, NsIdReq};
+///
+/// fn request(req: UserPtr) -> Result<NsIdReq> {
+///     read_request(req) // -EFAULT, -E2BIG or -EINVAL as C's copy_ns_id_req()
+/// }
+/// ```
 pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
-    let mut size = 0u32;
-    // SAFETY: `size` is a valid destination; `get_user()` checks the
-    // user address and handles faults.
-    if unsafe {
-        bindings::nstree_rs_get_user_u32(ptr::addr_of_mut!(size), req.as_const_ptr().cast())
-    } != 0
-    {
-        return Err(code::EFAULT);
-    }
+    // `get_user(usize, &req->size)`: `size` is the first field, a `u32`.
+    let size = UserSlice::new(req, core::mem::size_of::<u32>())
+        .reader()
+        .read::<u32>()
+        .map_err(|_| code::EFAULT)?;
     let usize = size as usize;
     crate::req::check_size(usize, kernel::page::PAGE_SIZE)?;
     let mut kreq = NsIdReq::default();
     // SAFETY: `kreq` is a valid destination of `size_of::<NsIdReq>()`
-    // bytes; the source is a user pointer, checked by the callee.
+    // bytes; the source is a user pointer, which `copy_struct_from_user()`
+    // (include/linux/uaccess.h:393) checks and reads with fault handling.
     let ret = unsafe {
-        bindings::nstree_rs_copy_struct_from_user(
+        bindings::copy_struct_from_user(
             ptr::addr_of_mut!(kreq).cast(),
             core::mem::size_of::<NsIdReq>(),
             req.as_const_ptr(),
@@ -51,6 +78,43 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
 /// # Invariants
 ///
 /// `ids..ids + cap` passed `access_ok()`; `len <= cap`.
+///
+/// # Examples
+///
+/// Ids staged under RCU, written after the read-side section, which
+/// `push_all()` ends:
+///
+/// ```no_run
+/// use kernel::error::Result;
+/// use kernel::sync::rcu;
+/// use kernel::uaccess::UserPtr;
+/// use nstree_rs::ffi::{IdBatch, IdBuf, UserIds};
+///
+/// fn two_ids(ids: UserPtr) -> Result {
+///     let mut out = UserIds::new(ids, 2)?; // access_ok() of 2 ids
+///     let mut buf = IdBuf::<2>::new();
+///     let mut batch = IdBatch::new(&mut buf);
+///     let g = rcu::read_lock();
+///     batch.push(1);
+///     batch.push(2);
+///     out.push_all(batch.as_slice(), g) // rcu_read_unlock(), then put_user() x 2
+/// }
+/// ```
+///
+/// The guard is gone after `push_all()`: nothing found under it can be
+/// used there, where `put_user()` may sleep:
+///
+/// ```compile_fail,E0382
+/// # use kernel::error::Result;
+/// # use kernel::sync::rcu;
+/// # use nstree_rs::ffi::{TreeRoot, Unified, UserIds};
+/// fn write_then_walk(root: &TreeRoot<Unified>, out: &mut UserIds) -> Result {
+///     let g = rcu::read_lock();
+///     out.push_all(&[1], g)?;
+///     let _still = root.first(&g); // the section ended in push_all()
+///     Ok(())
+/// }
+/// ```
 pub(crate) struct UserIds {
     ids: *mut u64,
     cap: usize,
@@ -59,12 +123,17 @@ pub(crate) struct UserIds {
 
 impl UserIds {
     /// Checks the whole buffer with `access_ok()` (`-EFAULT`), as the C
-    /// syscall does before anything else is read.
+    /// syscall does before anything else is read (kernel/nstree.c:765).
     pub(crate) fn new(ids: UserPtr, nr: usize) -> Result<UserIds> {
-        let len = nr * core::mem::size_of::<u64>();
-        // SAFETY: `access_ok()` only checks the range against the user
-        // address space limit.
-        if !unsafe { bindings::nstree_rs_access_ok(ids.as_const_ptr(), len) } {
+        // `nr` is at most `MAX_IDS` here (`req::check_args()`), so this
+        // cannot overflow; a range that did would not be accessible.
+        let len = nr
+            .checked_mul(core::mem::size_of::<u64>())
+            .ok_or(code::EFAULT)?;
+        // SAFETY: `access_ok()` (include/asm-generic/access_ok.h:45, with
+        // x86's `__access_ok()`, arch/x86/include/asm/uaccess_64.h:98) only
+        // checks the range against the user address space limit.
+        if !unsafe { bindings::access_ok(ids.as_const_ptr(), len) } {
             return Err(code::EFAULT);
         }
         Ok(UserIds {
@@ -80,10 +149,13 @@ impl UserIds {
     /// the fault). `-EFAULT` at the first fault, or for the first id that
     /// does not fit, with the ids before it stored.
     ///
-    /// One glue call for all of `ids` (`nstree_rs_put_user_ids()`, a loop
-    /// of `put_user()`): an id costs what it costs in C's loop, not a
-    /// call of its own.
-    pub(crate) fn push_all(&mut self, ids: &[u64]) -> Result {
+    /// Takes the caller's RCU guard and drops it first: `put_user()` may
+    /// fault and sleep, a bug inside an RCU read-side section, so the type
+    /// of this function makes the caller give its section up.
+    pub(crate) fn push_all(&mut self, ids: &[u64], g: Guard) -> Result {
+        // rcu_read_unlock(): the caller's read-side section ends here, before
+        // anything that may sleep.
+        drop(g);
         if ids.is_empty() {
             return Ok(());
         }
@@ -91,10 +163,11 @@ impl UserIds {
         let dst = self.ids.wrapping_add(self.len);
         // SAFETY: `dst..dst + n` is within the range that passed
         // `access_ok()` (invariant: `len + n <= cap`); `ids` is valid for
-        // reads of `ids.len() >= n` ids; `put_user()` checks each user address
-        // and handles faults.
-        let done = unsafe { bindings::nstree_rs_put_user_ids(dst, ids.as_ptr(), n) };
-        // INVARIANT: the glue wrote at most `n` ids, so `len <= cap`.
+        // reads of `ids.len() >= n` ids; the helper's `put_user()`
+        // (rust/helpers/ns_common.c, as kernel/nstree.c:735 writes each id)
+        // handles faults.
+        let done = unsafe { bindings::ns_put_user_ids(dst, ids.as_ptr(), n) };
+        // INVARIANT: the helper wrote at most `n` ids, so `len <= cap`.
         self.len += done.min(n);
         if done < ids.len() {
             return Err(code::EFAULT);
@@ -179,7 +252,8 @@ impl<'b, const N: usize> IdBatch<'b, N> {
     #[inline]
     pub(crate) fn as_slice(&self) -> &[u64] {
         // SAFETY: the first `len` slots are initialised (invariant) and
-        // `MaybeUninit<u64>` has the layout of `u64`.
+        // `MaybeUninit<u64>` has the layout of `u64`, the `u64` of the
+        // user buffer (`u64 __user *, ns_ids`, kernel/nstree.c:752).
         unsafe { core::slice::from_raw_parts(self.ids.as_ptr().cast::<u64>(), self.len) }
     }
 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! Generates the host build of nstree_rs's signatures from the kernel
 //! crate's own files, at every build, so that it cannot drift.
@@ -68,6 +67,17 @@ fn main() {
     fs::write(out.join("kernel_crate.rs"), text).unwrap();
     fs::write(out.join("kernel_crate_doc.md"), docs).unwrap();
     println!("cargo:rerun-if-changed=build.rs");
+    // The host build has what `#[cfg(any(nstree_host, CONFIG_...))]`
+    // gates in the kernel crate (the real cascade.rs and req.rs, and the
+    // generated signatures).
+    println!("cargo:rustc-cfg=nstree_host");
+}
+
+/// The repository: `rust/host/..`'s parent.
+fn repo_root() -> PathBuf {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let root = manifest.join("../..");
+    fs::canonicalize(&root).unwrap_or(root)
 }
 
 fn parse(path: &Path) -> syn::File {
@@ -103,7 +113,9 @@ fn cfg_false(attrs: &[Attribute]) -> bool {
             return false;
         }
         let text = a.meta.to_token_stream().to_string();
-        text.contains("CONFIG_") && !text.contains("not")
+        // `any(nstree_host, CONFIG_...)`: the items the host tests and
+        // docs use that the kernel only builds for KUnit.
+        text.contains("CONFIG_") && !text.contains("not") && !text.contains("nstree_host")
     })
 }
 
@@ -112,7 +124,12 @@ fn cfg_false(attrs: &[Attribute]) -> bool {
 /// before this is called.)
 fn keep_attrs(attrs: &mut Vec<Attribute>) {
     attrs.retain(|a| {
-        if a.path().is_ident("export") {
+        // The kernel's attribute macros: `#[export]`, and pin-init's
+        // `#[pin_data]` and its `#[pin]` field markers (the host has no
+        // proc-macro crate; the pinning itself comes from the fields'
+        // types: `PhantomPinned`, `Opaque`).
+        if a.path().is_ident("export") || a.path().is_ident("pin_data") || a.path().is_ident("pin")
+        {
             return false;
         }
         !(a.path().is_ident("cfg") && a.meta.to_token_stream().to_string().contains("CONFIG_"))
@@ -139,6 +156,24 @@ fn mirror_items(items: Vec<Item>, dir: &Path, is_root: bool) -> Vec<Item> {
                         .into_iter()
                         .filter(|a| !cfg_false(std::slice::from_ref(a)))
                         .collect();
+                    // Where the module really is: rustdoc's "Source" links
+                    // of these items would open the generated stand-in
+                    // (scripts/rustdoc.sh hides them), so the module page
+                    // links the kernel crate's file.
+                    let path = dir.join(format!("{name}.rs"));
+                    let abs = fs::canonicalize(&path).unwrap_or(path);
+                    let rel = abs
+                        .strip_prefix(repo_root())
+                        .map(|r| r.display().to_string())
+                        .unwrap_or_else(|_| abs.display().to_string());
+                    let note = format!(
+                        "\n\n*Source: [`{rel}`](file://{}). The host build of this \
+                         module has its signatures and documentation only (generated \
+                         by `rust/host/build.rs`, every function body `loop {{}}`), so \
+                         `make rustdoc` shows no \"Source\" links for its items.*",
+                        abs.display()
+                    );
+                    attrs.push(parse_quote!(#![doc = #note]));
                     attrs.push(parse_quote!(#![allow(
                         unused,
                         dead_code,
@@ -200,6 +235,20 @@ fn use_is_export(tree: &syn::UseTree) -> bool {
     }
 }
 
+/// The body that replaces a function's: `loop {}`, or, for a function
+/// returning `impl PinInit<..>` (whose `loop {}` would need the never
+/// type to fall back to `()`), the stand-in initialiser.
+fn stub_body(sig: &syn::Signature) -> syn::Block {
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        if let syn::Type::ImplTrait(t) = &**ty {
+            if t.to_token_stream().to_string().contains("PinInit") {
+                return parse_quote!({ ::kernel::init::HostStub });
+            }
+        }
+    }
+    parse_quote!({ loop {} })
+}
+
 /// The body and visibility rewrite.
 struct Mirror;
 
@@ -223,13 +272,13 @@ impl VisitMut for Mirror {
     fn visit_item_fn_mut(&mut self, f: &mut syn::ItemFn) {
         keep_attrs(&mut f.attrs);
         widen(&mut f.vis);
-        *f.block = parse_quote!({ loop {} });
+        *f.block = stub_body(&f.sig);
     }
 
     fn visit_impl_item_fn_mut(&mut self, f: &mut syn::ImplItemFn) {
         keep_attrs(&mut f.attrs);
         widen(&mut f.vis);
-        f.block = parse_quote!({ loop {} });
+        f.block = stub_body(&f.sig);
     }
 
     fn visit_trait_item_fn_mut(&mut self, f: &mut syn::TraitItemFn) {

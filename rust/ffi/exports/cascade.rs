@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The C entry points of the active reference count: what
 //! `include/linux/ns_common.h` declares next to `__ns_ref_active_read()`.
@@ -21,7 +20,8 @@ use crate::ffi::ns::{may_see_all, NsCommon};
 /// `ns` must be live.
 #[export]
 pub(crate) unsafe extern "C" fn ns_owner(ns: *mut bindings::ns_common) -> *mut bindings::ns_common {
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract, which is C's (`ns_owner()`,
+    // kernel/nscommon.c:97).
     let ns = unsafe { NsCommon::from_raw(ns) };
     crate::active::ns_owner(ns).map_or(ptr::null_mut(), |o| o.as_ptr())
 }
@@ -34,7 +34,11 @@ pub(crate) unsafe extern "C" fn ns_owner(ns: *mut bindings::ns_common) -> *mut b
 /// `ns` must be live (the caller holds `__ns_ref`).
 #[export]
 pub(crate) unsafe extern "C" fn __ns_ref_active_get(ns: *mut bindings::ns_common) {
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract: the callers hold `__ns_ref`,
+    // e.g. for a task's namespaces (`nsproxy_ns_active_get()`,
+    // fs/nsfs.c:691), for the user namespace of new credentials
+    // (`switch_cred_namespaces()`, kernel/nsproxy.c:268-271) or for an nsfs
+    // inode (fs/nsfs.c:438).
     crate::cascade::get_active(unsafe { NsCommon::from_raw(ns) });
 }
 
@@ -46,7 +50,10 @@ pub(crate) unsafe extern "C" fn __ns_ref_active_get(ns: *mut bindings::ns_common
 /// `ns` must be live and the caller must own the active reference.
 #[export]
 pub(crate) unsafe extern "C" fn __ns_ref_active_put(ns: *mut bindings::ns_common) {
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract: the callers own the active
+    // reference they drop and hold `__ns_ref`, e.g. the old credentials'
+    // (`switch_cred_namespaces()`, kernel/nsproxy.c:268-271) or an nsfs
+    // inode's, when it is evicted (`nsfs_evict()`, fs/nsfs.c:58-62).
     crate::cascade::put_active(unsafe { NsCommon::from_raw(ns) });
 }
 

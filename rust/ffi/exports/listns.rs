@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The C entry point of `listns()`: the glue's `SYSCALL_DEFINE4()` calls
 //! it with the raw arguments.

@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The C entry points of the trees: what `include/linux/nstree.h`
 //! declares. Each converts its raw arguments once and calls safe code or
 //! an `unsafe fn` of [`crate::ffi::tree`] whose contract it passes on.
 
-use core::ffi::c_int;
 use core::ptr;
 
 use kernel::bindings;
 use kernel::error::code;
+use kernel::ffi::c_int;
 use kernel::prelude::export;
 use kernel::sync::atomic::{Atomic, Full};
 use kernel::sync::rcu::Guard;
 
-use crate::ffi::lock::{rcu_read_lock_held, WriteGuard};
+use crate::ffi::lock::rcu_read_lock_held;
 use crate::ffi::ns::NsCommon;
 use crate::ffi::tree::{self, node_empty, node_init, root_init, ByType, Cursor, TreeRoot};
 use crate::ffi::NS_LAST_INIT_ID;
@@ -23,10 +22,11 @@ use crate::ffi::NS_LAST_INIT_ID;
 ///
 /// # Safety
 ///
-/// `node` must be valid and not on any tree.
+/// `node` must be valid for writes and not on any tree.
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_init(node: *mut bindings::ns_tree_node) {
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract, which is that of C's
+    // `ns_tree_node_init()` (kernel/nstree.c:73).
     unsafe { node_init(node) };
 }
 
@@ -34,10 +34,11 @@ pub(crate) unsafe extern "C" fn ns_tree_node_init(node: *mut bindings::ns_tree_n
 ///
 /// # Safety
 ///
-/// `root` must be valid and not in use.
+/// `root` must be valid for writes and not in use.
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_root_init(root: *mut bindings::ns_tree_root) {
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract, which is that of C's
+    // `ns_tree_root_init()` (kernel/nstree.c:85).
     unsafe { root_init(root) };
 }
 
@@ -45,10 +46,12 @@ pub(crate) unsafe extern "C" fn ns_tree_root_init(root: *mut bindings::ns_tree_r
 ///
 /// # Safety
 ///
-/// `node` must be valid.
+/// `node` must be valid, and its tree's writers excluded or the node on
+/// no tree (C's `RB_EMPTY_NODE()` is a plain read).
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_empty(node: *const bindings::ns_tree_node) -> bool {
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract (C's `ns_tree_node_empty()`,
+    // kernel/nstree.c:97).
     unsafe { node_empty(node) }
 }
 
@@ -57,10 +60,16 @@ type RbCmp =
 
 /// `ns_tree_node_add()`: generic insertion with a C comparison callback.
 ///
+/// No C code calls it in 7.3 (kernel/nstree.c uses it internally); it is
+/// defined because include/linux/nstree.h declares it.
+///
 /// # Safety
 ///
-/// `node` must be valid and off-tree, `root` a valid root whose nodes
-/// `cmp` understands; the caller holds `ns_tree_lock` for writing.
+/// `node` must be valid, off-tree, and stay valid until removed; `root`
+/// must be a valid, initialised root whose nodes `cmp` understands, and
+/// whose writers the caller serialises with a lock of its own. (The
+/// namespace trees are serialised by `ns_tree_lock`, which only this crate
+/// can take, so a C caller cannot pass one of them.)
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_add(
     node: *mut bindings::ns_tree_node,
@@ -70,12 +79,12 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
     let Some(cmp) = cmp else {
         return ptr::null_mut();
     };
-    // SAFETY: per the function's contract, the caller holds the lock.
-    let w = unsafe { WriteGuard::assume_held() };
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract; `cmp(new, existing)` is how
+    // `rb_find_add_rcu()` calls it (`cmp(node, parent)`,
+    // include/linux/rbtree.h:396).
     let r = unsafe {
         let rb = ptr::addr_of_mut!((*node).ns_node);
-        tree::insert_node(root, node, |other| cmp(rb, other).cmp(&0), &w)
+        tree::insert_node(root, node, |other| cmp(rb, other).cmp(&0))
     };
     r.unwrap_or(ptr::null_mut())
 }
@@ -84,19 +93,16 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
 ///
 /// # Safety
 ///
-/// `node` must be on `root`; the caller holds `ns_tree_lock` for writing.
-/// If `root` is one of the namespace trees, no counted reference to the
-/// node's namespace may remain (walks resume from a counted reference,
-/// see `Held`).
+/// `node` must be on `root`, whose writers the caller serialises (see
+/// `ns_tree_node_add()`).
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_del(
     node: *mut bindings::ns_tree_node,
     root: *mut bindings::ns_tree_root,
 ) {
-    // SAFETY: per the function's contract, the caller holds the lock.
-    let w = unsafe { WriteGuard::assume_held() };
-    // SAFETY: per the function's contract.
-    unsafe { tree::remove_node(root, node, &w) };
+    // SAFETY: per the function's contract, which is that of C's
+    // `ns_tree_node_del()` (kernel/nstree.c:145).
+    unsafe { tree::remove_node(root, node) };
 }
 
 /// `__ns_tree_add_raw()`: publishes `ns` on its type tree, the unified
@@ -112,8 +118,9 @@ pub(crate) unsafe extern "C" fn __ns_tree_add_raw(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
 ) {
-    // SAFETY: per the function's contract; the type roots link
-    // `ns_tree_node`s.
+    // SAFETY: per the function's contract; `ns_tree` is one of the type
+    // roots, which `to_ns_tree()` names (include/linux/nstree.h:33-42) and
+    // which link `ns_tree_node`s.
     unsafe {
         let root = TreeRoot::<ByType>::from_raw(ns_tree);
         tree::add(NsCommon::from_raw(ns), root);
@@ -133,7 +140,8 @@ pub(crate) unsafe extern "C" fn __ns_tree_remove(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
 ) {
-    // SAFETY: per the function's contract.
+    // SAFETY: per the function's contract; the callers are the types' free
+    // paths, e.g. `free_user_ns()` (kernel/user_namespace.c:203,211).
     unsafe {
         let root = TreeRoot::<ByType>::from_raw(ns_tree);
         tree::remove(NsCommon::from_raw(ns), root);
@@ -152,7 +160,10 @@ pub(crate) unsafe extern "C" fn ns_tree_lookup_rcu(
     ns_id: u64,
     ns_type: c_int,
 ) -> *mut bindings::ns_common {
-    crate::vfs_warn_on_once!(!rcu_read_lock_held());
+    crate::rcu_lockdep_warn!(
+        !rcu_read_lock_held(),
+        "suspicious ns_tree_lookup_rcu() usage"
+    );
     // A nested read-side section: the result stays valid in the caller's.
     let g = Guard::new();
     crate::tree::lookup_rcu(ns_id, ns_type as u32, &g).map_or(ptr::null_mut(), |ns| ns.as_ptr())
@@ -163,22 +174,36 @@ pub(crate) unsafe extern "C" fn ns_tree_lookup_rcu(
 ///
 /// # Safety
 ///
-/// RCU read-side section held; `ns` on `ns_tree`.
+/// RCU read-side section held; `ns` on `ns_tree` (or removed from it
+/// within the current grace period).
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
     ns: *mut bindings::ns_common,
     ns_tree: *mut bindings::ns_tree_root,
     previous: bool,
 ) -> *mut bindings::ns_common {
-    crate::vfs_warn_on_once!(!rcu_read_lock_held());
+    crate::rcu_lockdep_warn!(
+        !rcu_read_lock_held(),
+        "suspicious ns_tree_adjoined_rcu() usage"
+    );
     let g = Guard::new();
     // SAFETY: per the function's contract: `ns` is on `ns_tree`, a type
-    // root, within the caller's RCU read-side section (which `g` nests in).
+    // root (`to_ns_tree()`, include/linux/nstree.h:33-42), within the
+    // caller's RCU read-side section (which `g` nests in); the caller is
+    // `get_sequential_mnt_ns()` (fs/namespace.c:2164,2171), from the nsfs
+    // ioctl (fs/nsfs.c:340), which holds a count on `ns`.
     let cur = unsafe {
         let root = TreeRoot::<ByType>::from_raw(ns_tree);
         Cursor::from_raw(root, NsCommon::from_raw(ns), &g)
     };
-    let r = if previous { cur.prev(&g) } else { cur.next(&g) };
+    let r = if previous {
+        // SAFETY: C's `__ns_tree_adjoined_rcu()` reads `->prev` with the
+        // same race (`list_bidir_prev_rcu()`, kernel/nstree.c:373), which
+        // its callers accept.
+        unsafe { cur.prev(&g) }
+    } else {
+        cur.next(&g)
+    };
     match r {
         Some(c) => c.ns().as_ptr(),
         None => code::ENOENT.to_ptr(),
@@ -201,19 +226,9 @@ pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, i
     } else {
         NAMESPACE_COOKIE.fetch_add(1, Full) + 1
     };
-    // SAFETY: valid and unpublished per the function's contract.
+    // SAFETY: valid and unpublished per the function's contract, which is
+    // C's (`__ns_tree_gen_id()`, kernel/nstree.c:392, called before
+    // `ns_tree_add()`).
     unsafe { NsCommon::from_raw(ns).set_id(id) };
     id
-}
-
-/// The number of namespaces on the unified tree, for the boot banner that
-/// `nstree_glue.c` prints.
-///
-/// # Safety
-///
-/// None: `unsafe` only because `#[export]` checks the definition against
-/// bindgen's declaration, whose functions are all `unsafe`.
-#[export]
-pub(crate) unsafe extern "C" fn nstree_rs_nr_namespaces() -> usize {
-    crate::tree::nr_namespaces()
 }

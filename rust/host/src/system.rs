@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! A model of the namespace system around the active reference count.
 //!

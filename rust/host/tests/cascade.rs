@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The cascade on fixed scenarios: the diagrams of `kernel/nscommon.c`,
 //! the `Active` guard, and the checks that must fire.

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! Concurrency smoke tests: threads taking and dropping active references
 //! on one shared owner chain at once, through the kernel's cascade code

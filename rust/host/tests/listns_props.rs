@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The model `listns()` (decisions by the kernel's `req.rs`, walk as in
 //! `rust/listns.rs`) against an oracle written directly from the rules of

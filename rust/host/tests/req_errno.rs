@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! The rules of `req.rs`, one by one, with the exact errno numbers that
 //! `kernel/nstree.c` returns (and `include/uapi/asm-generic/errno*.h`

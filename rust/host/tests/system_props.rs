@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! Property tests of the active reference count over random histories of
 //! the model system: namespaces created by tasks, tasks entering and

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Copyright (c) 2026 nstree-rs developers
 
 //! A stand-in for the kernel crate, for the host build of nstree_rs's
 //! signatures (see `rust/host/build.rs`).
 //!
 //! It declares the names that the signatures, types and constants of the
 //! kernel crate's modules use, with the properties the type checker sees
-//! in the kernel: [`types::Opaque`] is `!Sync`, `!Send` and `!Unpin` as
-//! there (an `UnsafeCell`, a `PhantomPinned`), [`sync::rcu::Guard`] is
+//! in the kernel: [`types::Opaque`] has the kernel's definition (an
+//! `UnsafeCell<MaybeUninit<T>>` and a `PhantomPinned`), so it is `!Sync`
+//! and `!Unpin` as there, and `Send` exactly when `T` is (7.3 promises
+//! only `!Sync`), [`sync::rcu::Guard`] is
 //! `!Send` and runs code on drop (so a borrow of it ends where the
 //! kernel's does), [`bindings`]' structs are plain C structs. Nothing here
 //! runs: the host build of the signatures is only type-checked and linked,
@@ -15,6 +16,7 @@
 
 #![no_std]
 #![allow(
+    dead_code,
     non_camel_case_types,
     non_upper_case_globals,
     clippy::missing_safety_doc
@@ -37,6 +39,9 @@ pub mod bindings {
     c_struct!(
         ns_common,
         ns_tree,
+        proc_ns_operations,
+        seqlock_t,
+        atomic_t,
         ns_tree_node,
         ns_tree_root,
         rb_node,
@@ -50,6 +55,8 @@ pub mod bindings {
     /// Layout constants: placeholders (the kernel's come from
     /// `include/linux/nstree_rs.h`, evaluated by clang).
     pub const NSTREE_RS_NS_COMMON_SIZE: usize = 0;
+    #[allow(missing_docs)]
+    pub const NSTREE_RS_NS_COMMON_ALIGN: usize = 64;
     #[allow(missing_docs)]
     pub const NSTREE_RS_NS_TREE_OFFSET: usize = 0;
     #[allow(missing_docs)]
@@ -83,6 +90,93 @@ pub mod bindings {
 pub mod ffi {
     /// `long` on x86_64.
     pub type c_long = isize;
+    /// `int`.
+    pub type c_int = i32;
+}
+
+/// `kernel::prelude`: the pin-initialisation names the signatures use.
+pub mod prelude {
+    pub use crate::error::{Error, Result};
+    pub use crate::init::PinInit;
+}
+
+/// `kernel::init` (the `pin-init` crate's traits).
+pub mod init {
+    /// An in-place initialiser of a pinned `T`.
+    ///
+    /// # Safety
+    ///
+    /// As in the kernel's `pin-init`: the initialiser fully initialises the
+    /// slot on success.
+    pub unsafe trait PinInit<T: ?Sized, E = core::convert::Infallible> {}
+
+    /// What the generated body of a function returning `impl PinInit<T>`
+    /// returns (`rust/host/build.rs`): nothing runs on the host.
+    pub struct HostStub;
+
+    unsafe impl<T: ?Sized, E> PinInit<T, E> for HostStub {}
+}
+
+/// `kernel::alloc`.
+pub mod alloc {
+    use core::marker::PhantomData;
+    use core::ops::{Deref, DerefMut};
+    use core::pin::Pin;
+
+    use crate::error::Error;
+    use crate::init::PinInit;
+
+    /// Allocation flags.
+    #[derive(Clone, Copy)]
+    pub struct Flags(u32);
+
+    /// `kernel::alloc::flags`.
+    pub mod flags {
+        /// `GFP_KERNEL`.
+        pub const GFP_KERNEL: super::Flags = super::Flags(0);
+    }
+
+    /// A kmalloc'ed box, as the kernel's `KBox`: `Deref` to its value,
+    /// movable out of unless pinned.
+    pub struct KBox<T: ?Sized>(PhantomData<*mut T>);
+
+    impl<T> KBox<T> {
+        /// Allocates and pin-initialises a `T`.
+        pub fn pin_init<E>(_init: impl PinInit<T, E>, _flags: Flags) -> Result<Pin<KBox<T>>, Error>
+        where
+            Error: From<E>,
+        {
+            loop {}
+        }
+    }
+
+    impl<T: ?Sized> Deref for KBox<T> {
+        type Target = T;
+        fn deref(&self) -> &T {
+            loop {}
+        }
+    }
+
+    impl<T: ?Sized> DerefMut for KBox<T> {
+        fn deref_mut(&mut self) -> &mut T {
+            loop {}
+        }
+    }
+
+    /// A kmalloc'ed vector.
+    pub struct KVec<T>(PhantomData<T>);
+}
+
+/// `kernel::task`.
+pub mod task {
+    /// A task (`struct task_struct`).
+    pub struct Task(crate::types::Opaque<u8>);
+}
+
+/// `kernel::str`.
+pub mod str {
+    /// A C string.
+    pub struct CStr([u8]);
 }
 
 /// `kernel::types`.
@@ -141,6 +235,12 @@ pub mod error {
 
     /// The error codes.
     pub mod code {}
+
+    impl From<core::convert::Infallible> for Error {
+        fn from(e: core::convert::Infallible) -> Error {
+            match e {}
+        }
+    }
 }
 
 /// `kernel::uaccess`.
@@ -148,6 +248,9 @@ pub mod uaccess {
     /// A user-space address.
     #[derive(Clone, Copy)]
     pub struct UserPtr(#[allow(dead_code)] *mut core::ffi::c_void);
+
+    /// A user-space byte range.
+    pub struct UserSlice(#[allow(dead_code)] UserPtr, #[allow(dead_code)] usize);
 }
 
 /// `kernel::sync`.
