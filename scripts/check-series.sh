@@ -1,64 +1,174 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check-series.sh: build every prefix of the series, with the Rust choice
-# (configs/base.config + rust.config) and with the C choice (base + c),
-# and report per patch: builds or not, and the compiler warnings in
-# kernel/nstree_rs/ and the files the patch touches.
+# check-series.sh: every prefix of the series, as a maintainer would take
+# it, checked patch by patch:
 #
-# The prefixes are applied one after the other in $NSTREE_CACHE/trees/series,
-# a copy of the pristine tree (mtimes preserved), whose build directories
-# are seeded from the C ones: each step rebuilds only what the patch
-# changed (and ccache has most of it).  Not part of `make test`.
+#  - applied with `git am` onto the base tree;
+#  - built with the Rust choice (configs/base.config + rust.config) and
+#    with the C choice (base + c.config): 0 warnings in what the patch
+#    touches, or the patch fails;
+#  - the crate's files at that step: rustfmt --check (the tree's
+#    .rustfmt.toml) and clippy (the kernel's CLIPPY=1 build), clean;
+#  - checkpatch --strict on the patch;
+# then, on the whole series: a build without KUnit (CONFIG_KUNIT=n), and
+# one boot of each choice to the probe marker.  Prints a table, one row
+# per patch, and fails on any finding.
+#
+# The tree is $NSTREE_CACHE/trees/series, a git copy of the pristine tree
+# whose build directories are seeded from the C builds (seed_copy and
+# seed_fixup in env.sh): each step rebuilds only what the patch changed.  Not part of
+# `make test` (about half an hour).
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 T="$NSTREE_CACHE/trees/series"
+mapfile -t SERIES < <(series_patches "$REPO" | grep -v "/patches/selftests/")
 
 [ -f "$(variant_build c base)/vmlinux" ] || die "build the C kernel first (make kernel VARIANT=c)"
-log "copying the pristine tree to $T"
-rm -rf "$T"
-mkdir -p "$T"
-rsync -a --exclude='/.build-*' --exclude='/.nstree-rs-version' "$PRISTINE/" "$T/"
-for v in c rust; do
-	log "seeding $T/.build-$v from the C build"
-	rsync -a "$(variant_build c base)/" "$T/.build-$v/"
-done
+[ -e "${SERIES[0]}" ] || die "no patches in $REPO/patches (make patches)"
+git_q() { git -c user.name=nstree-rs -c user.email=nstree-rs@localhost "$@"; }
 
-configure() { # configure VARIANT: allnoconfig + fragments, as build-kernel.sh
-	local v=$1 b="$T/.build-$1"
-	cat "$REPO/configs/base.config" "$REPO/configs/$v.config" >"$b/.nstree-allconfig"
-	kmake "$T" "$b" -s KCONFIG_ALLCONFIG="$b/.nstree-allconfig" allnoconfig >/dev/null 2>&1
+# REUSE=1: the tree and build directories of the previous run, reset to
+# "base" (the builds stay warm).
+if [ "${REUSE:-0}" = 1 ] && [ -d "$T/.git" ] && [ -d "$T/.build-rust" ]; then
+	log "reusing $T, reset to base"
+	git_q -C "$T" reset -q --hard base
+	git_q -C "$T" clean -qfd -e '/.build-*'
+else
+	log "copying the pristine tree to $T"
+	rm -rf "$T"
+	mkdir -p "$T"
+	rsync -a --exclude='/.build-*' --exclude='/.nstree-rs-version' "$PRISTINE/" "$T/"
+	git_q -C "$T" init -q -b series
+	printf '/.build-*\n' >>"$T/.git/info/exclude"
+	git_q -C "$T" add -A -f
+	git_q -C "$T" commit -q -m base
+	git_q -C "$T" tag base
+	for v in c rust; do
+		seed_copy "$(variant_build c base)" "$T/.build-$v"
+	done
+fi
+
+# checkpatch findings minus the accepted ones (c-glue/checkpatch-accepted).
+filter_accepted() { python3 "$REPO/scripts/checkpatch-filter.py" "$REPO/c-glue/checkpatch-accepted"; }
+
+# configure VARIANT [FRAGMENT...]: allnoconfig + fragments, checked.  An
+# option the tree does not have yet at this step of the series (the KUnit
+# option comes with the last patch) is left out of the fragments.
+configure() {
+	local v=$1 f line opt
+	shift
+	f="$T/.build-$v/.nstree-series.config"
+	mkdir -p "$T/.build-$v"
+	: >"$f"
+	declare -A known=()
+	while read -r opt; do known[$opt]=1; done < <(grep -rhoE --include='Kconfig*' \
+		'^[[:space:]]*(menu)?config [A-Z0-9_]+' "$T" | awk '{ print $2 }' | sort -u)
+	while IFS= read -r line; do
+		case "$line" in '' | '#'*) continue ;; esac
+		opt=${line%%=*}
+		[ -n "${known[${opt#CONFIG_}]:-}" ] || continue
+		echo "$line" >>"$f"
+	done < <(cat "$REPO/configs/base.config" "$REPO/configs/$v.config" "$@")
+	rm -f "$T/.build-$v/.nstree-frags"
+	configure_frags "series-$v" "$T" "$T/.build-$v" "$f"
+	seed_fixup "$T" "$T/.build-$v"
 }
 
-results=()
-n=0 bad=0
-for p in "$REPO"/patches/*.patch; do
+# Warnings of a build log (compiler, rustc, linker, Kbuild).
+warnings() { grep -E '^warning|: warning:|^WARNING:' "$1" | grep -v '^warning: [0-9]* warnings* emitted'; }
+
+rows=() bad=0 n=0
+crate_rs() { find "$T/kernel/nstree_rs" -name '*.rs' 2>/dev/null; }
+for p in "${SERIES[@]}"; do
 	n=$((n + 1))
-	name=$(basename "$p" .patch)
-	if ! (cd "$T" && patch -p1 -s --no-backup-if-mismatch <"$p"); then
-		results+=("$name: does not apply")
+	name=$(basename "$p" .patch | cut -c1-48)
+	row="$name |"
+	if ! git_q -C "$T" am -q --whitespace=error-all "$p" >"$LOGS/check-series-$n-am.log" 2>&1; then
+		rows+=("$row git am FAILS")
 		bad=$((bad + 1))
 		break
 	fi
-	line="$name:"
+	row+=" am ok |"
 	for v in rust c; do
-		configure $v
-		choice=$(grep -E '^CONFIG_NSTREE_(C|RUST)=y' "$T/.build-$v/.config" | sed 's/CONFIG_NSTREE_//; s/=y//')
+		configure "$v"
 		blog="$LOGS/check-series-$n-$v.log"
 		s=$(date +%s)
 		if kmake "$T" "$T/.build-$v" -j"$JOBS" bzImage >"$blog" 2>&1; then
-			w=$(grep -cE '^warning|: warning:' "$blog")
-			line+=" $v(${choice:-none}): builds, $w warnings, $(($(date +%s) - s))s;"
+			w=$(warnings "$blog" | wc -l)
+			row+=" $v: $w warnings, $(($(date +%s) - s))s |"
+			[ "$w" = 0 ] || { bad=$((bad + 1)); warnings "$blog" | head -5 | sed "s/^/  [$n $v] /" >&2; }
 		else
-			line+=" $v(${choice:-none}): FAILS (see $blog);"
+			row+=" $v: BUILD FAILS |"
 			bad=$((bad + 1))
 		fi
 	done
-	log "$line"
-	results+=("$line")
+	files=$(crate_rs)
+	if [ -n "$files" ]; then
+		if rustfmt --edition 2021 --config-path "$T/.rustfmt.toml" --check $files \
+			>"$LOGS/check-series-$n-rustfmt.log" 2>&1; then
+			row+=" rustfmt clean |"
+		else
+			row+=" rustfmt DIFFS |"
+			bad=$((bad + 1))
+		fi
+		configure rust
+		kmake "$T" "$T/.build-rust" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver \
+			kernel/nstree_rs/ >"$LOGS/check-series-$n-clippy.log" 2>&1
+		c=$(grep -cE '^(warning|error)' "$LOGS/check-series-$n-clippy.log")
+		row+=" clippy $c |"
+		[ "$c" = 0 ] || bad=$((bad + 1))
+		# Back to a normal build of the crate's objects.
+		kmake "$T" "$T/.build-rust" kernel/nstree_rs/ >/dev/null 2>&1
+	else
+		row+=" no crate yet |"
+	fi
+	cp=$(cd "$T" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --show-types \
+		-g HEAD 2>&1 | filter_accepted)
+	if [ -z "$cp" ]; then
+		row+=" checkpatch clean"
+	else
+		echo "$cp" >"$LOGS/check-series-$n-checkpatch.log"
+		row+=" checkpatch $(grep -cE '^(ERROR|WARNING|CHECK)' <<<"$cp") findings"
+		bad=$((bad + 1))
+	fi
+	log "$row"
+	rows+=("$row")
 done
+
+# The whole series: without KUnit, and booted once with each choice.
+extra=()
+if [ $bad = 0 ]; then
+	printf 'CONFIG_KUNIT=n\n' >"$T/.nokunit.config"
+	configure rust "$T/.nokunit.config"
+	blog="$LOGS/check-series-nokunit.log"
+	if kmake "$T" "$T/.build-rust" -j"$JOBS" bzImage >"$blog" 2>&1 && [ "$(warnings "$blog" | wc -l)" = 0 ]; then
+		extra+=("series, Rust choice, CONFIG_KUNIT=n: builds, 0 warnings")
+	else
+		extra+=("series, Rust choice, CONFIG_KUNIT=n: FAILS (see $blog)")
+		bad=$((bad + 1))
+	fi
+	configure rust
+	kmake "$T" "$T/.build-rust" -j"$JOBS" bzImage >/dev/null 2>&1
+	bo="$NSTREE_CACHE/out-series"
+	mkdir -p "$bo"
+	for v in c rust; do
+		cp "$T/.build-$v/arch/x86/boot/bzImage" "$bo/bzImage-series-$v"
+		cp "$OUT/initramfs.cpio.gz" "$bo/" 2>/dev/null || true
+		if [ -f "$bo/initramfs.cpio.gz" ] && NSTREE_OUT=$bo "$REPO/qemu/run.sh" "series-$v" probe \
+			>"$LOGS/check-series-boot-$v.log" 2>&1 &&
+			grep -q "NSTREE-IMPL $v" "$bo/console-series-$v-probe.log"; then
+			extra+=("series, $v choice: boots (NSTREE-PROBE-OK), runs the $v nstree")
+		else
+			extra+=("series, $v choice: DOES NOT BOOT to the probe marker (see $LOGS/check-series-boot-$v.log)")
+			bad=$((bad + 1))
+		fi
+	done
+fi
+
 echo
 echo "=== check-series: $n patches ==="
-printf '%s\n' "${results[@]}"
-[ $bad = 0 ] && echo "every patch builds with both choices" || echo "$bad failures"
+printf '%s\n' "${rows[@]}" "${extra[@]}"
+[ $bad = 0 ] && echo "every patch: git am, both choices build with 0 warnings, rustfmt, clippy and checkpatch clean" ||
+	echo "$bad findings"
 exit $((bad > 0))

@@ -2,31 +2,45 @@
 # SPDX-License-Identifier: GPL-2.0
 """Regenerate patches/ from rust/ and c-glue/ against the pristine tree.
 
-The series is described in c-glue/series, one stanza per patch:
+Two series, each described by a file of stanzas, one per patch:
+
+  c-glue/series            -> patches/          (the Rust namespace tree)
+  c-glue/series-selftests  -> patches/selftests/ (an independent fix of
+                                                  an upstream selftest)
+
+A series file starts with a cover letter and its patches follow:
+
+    cover-subject: summary line of the series
+    cover-body: c-glue/messages/cover-letter.txt
 
     patch: 0001-short-name
     subject: subsystem: summary line
     body: c-glue/messages/0001-short-name.txt
-    file: <repo path> <tree path> [drop=REGEX]
-                                       (copied into the tree, repeatable)
-    edit: c-glue/edits/<name>.diff     (git apply'd in the tree, repeatable)
-    allow: <tree path> LINT[,LINT]     (a crate-level #![allow()] for this
-                                        patch only)
+    file: <repo path> <tree path> [drop=REGEX]   (copied into the tree)
+    edit: c-glue/edits/<name>.diff               (git apply'd in the tree)
+    expect: <tree path> <REGEX> <reason>         (per item, this patch only)
+    expect-mod: <tree path> <reason>             (per module, this patch only)
 
 A file is copied as it is in the repository, which holds its final form.
 An earlier patch of the series can take an earlier form of it: drop=
 removes the lines that match REGEX (a Python regex) together with the
 outer attribute lines right above each, and, where a removed line opens
-a brace it does not close, the following lines up to the one that
-closes it. That is how the crate root and the module files of the
-series' intermediate patches declare only the modules those patches
-add. allow: inserts, after the crate's leading //! documentation,
-"#![allow(LINT)]": items that an intermediate patch adds before all of
-their users.
+a brace or a parenthesis it does not close, the following lines up to
+the one that closes it.  That is how the crate root and the module files
+of the series' intermediate patches declare only the modules those
+patches add.  expect: puts `#[expect(dead_code, reason = "...")]` above
+the lines that match REGEX, and expect-mod: `#![expect(dead_code, ...)]`
+after the file's leading //! documentation: items that a patch adds
+before their first user, in the next patches, say so item by item (or
+module by module, where a whole module waits for its user), and the
+compiler checks the claim (an unfulfilled expectation is a warning).
 
 Each stanza becomes one commit in the work tree on top of "base"; the
-commits are written out with git format-patch.  Author and dates are
-fixed, so regenerating an unchanged series with the same git gives
+commits are written out with git format-patch, numbered, with the cover
+letter and the base commit.  The author and the Signed-off-by are the git
+identity of whoever runs this (user.name and user.email of this
+repository's git configuration); without one it stops.  Dates are fixed,
+so regenerating an unchanged series with the same git and identity gives
 byte-identical patches (the signature is git's version).
 """
 
@@ -39,14 +53,31 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.environ["NSTREE_CACHE"]
 WORK = os.path.join(CACHE, "trees", "work")
-AUTHOR = "nstree-rs developers <nstree-rs@localhost>"
+PRISTINE = os.environ.get("PRISTINE", "")
 DATE = "2026-12-01T00:00:00+0000"
+SERIES = [("c-glue/series", "patches"), ("c-glue/series-selftests", "patches/selftests")]
+
+
+def identity():
+    """The git identity of the person running this, or exit."""
+    who = []
+    for key in ("user.name", "user.email"):
+        p = subprocess.run(["git", "-C", REPO, "config", key], capture_output=True, text=True)
+        who.append(p.stdout.strip())
+    if not all(who):
+        sys.exit("gen-patches: no git identity: set `git config user.name` and "
+                 "`git config user.email` (the author and Signed-off-by of the patches "
+                 "are yours; no placeholder is written)")
+    return who
+
+
+NAME, EMAIL = None, None
 
 
 def git(*args, **kw):
     env = dict(os.environ, GIT_AUTHOR_DATE=DATE, GIT_COMMITTER_DATE=DATE,
-               GIT_AUTHOR_NAME="nstree-rs developers", GIT_AUTHOR_EMAIL="nstree-rs@localhost",
-               GIT_COMMITTER_NAME="nstree-rs developers", GIT_COMMITTER_EMAIL="nstree-rs@localhost")
+               GIT_AUTHOR_NAME=NAME, GIT_AUTHOR_EMAIL=EMAIL,
+               GIT_COMMITTER_NAME=NAME, GIT_COMMITTER_EMAIL=EMAIL)
     return subprocess.run(["git", "-C", WORK, *args], check=True, env=env, **kw)
 
 
@@ -64,31 +95,57 @@ def drop_lines(text, regex):
             continue
         while out and out[-1].lstrip().startswith("#[") and not out[-1].lstrip().startswith("#!["):
             out.pop()
-        depth = line.count("{") - line.count("}")
+        depth = line.count("{") - line.count("}") + line.count("(") - line.count(")")
         i += 1
         while depth > 0 and i < len(lines):
-            depth += lines[i].count("{") - lines[i].count("}")
+            depth += (lines[i].count("{") - lines[i].count("}")
+                      + lines[i].count("(") - lines[i].count(")"))
+            i += 1
+        # No two blank lines where the dropped ones were.
+        if out and not out[-1].strip() and i < len(lines) and not lines[i].strip():
             i += 1
     return "\n".join(out)
 
 
-def insert_allow(path, lints):
-    """Insert #![allow(lints)] after the leading //! comment of path."""
-    lines = open(path).read().split("\n")
+def inner_attr_at(lines):
+    """Where a crate or module file's inner attribute goes: after its
+    leading // and //! comments."""
     i = 0
     while i < len(lines) and (lines[i].startswith("//") or not lines[i].strip()):
         i += 1
-    while i > 0 and not lines[i - 1].startswith("//!"):
+    while i > 0 and not lines[i - 1].startswith("//"):
         i -= 1
-    add = ["", "// Items this patch adds before all of their users, which the",
-           "// next patches of the series add.",
-           f"#![allow({lints})]"]
-    lines[i:i] = add
+    return i
+
+
+def insert_expect_mod(path, reason):
+    lines = open(path).read().split("\n")
+    i = inner_attr_at(lines)
+    lines[i:i] = ["", f'#![expect(dead_code, reason = "{reason}")]']
     open(path, "w").write("\n".join(lines))
 
 
+def insert_expect(path, regex, reason):
+    pat = re.compile(regex)
+    lines = open(path).read().split("\n")
+    out, n = [], 0
+    for line in lines:
+        if pat.search(line):
+            indent = line[:len(line) - len(line.lstrip())]
+            # Above the item's attributes and doc comment.
+            j = len(out)
+            while j > 0 and out[j - 1].strip().startswith(("#[", "///")):
+                j -= 1
+            out.insert(j, f'{indent}#[expect(dead_code, reason = "{reason}")]')
+            n += 1
+        out.append(line)
+    if not n:
+        sys.exit(f"gen-patches: expect: {regex!r} matches nothing in {path}")
+    open(path, "w").write("\n".join(out))
+
+
 def stanzas(path):
-    cur = None
+    cover, cur = {}, None
     for raw in open(path):
         line = raw.rstrip("\n")
         if not line.strip() or line.startswith("#"):
@@ -98,20 +155,27 @@ def stanzas(path):
         if key == "patch":
             if cur:
                 yield cur
-            cur = {"patch": val, "file": [], "edit": [], "allow": []}
-        elif key in ("file", "edit", "allow"):
+            cur = {"patch": val, "file": [], "edit": [], "expect": [], "expect-mod": []}
+        elif cur is None:
+            cover[key] = val
+        elif key in ("file", "edit", "expect", "expect-mod"):
             cur[key].append(val)
         else:
             cur[key] = val
     if cur:
         yield cur
+    yield {"cover": cover}
 
 
-def main():
+def generate(series, outdir):
     git("checkout", "-q", "--detach", "base")
     git("reset", "-q", "--hard", "base")
     git("clean", "-qfdx", "-e", "/.build-*")
-    for st in stanzas(os.path.join(REPO, "c-glue", "series")):
+    cover = {}
+    for st in stanzas(os.path.join(REPO, series)):
+        if "cover" in st:
+            cover = st["cover"]
+            continue
         for spec in st["file"]:
             src, dst, *opts = spec.split(None, 2)
             dst_path = os.path.join(WORK, dst)
@@ -124,23 +188,60 @@ def main():
             with open(dst_path, "w") as f:
                 f.write(text)
         for diff in st["edit"]:
-            git("apply", "--whitespace=error-all", os.path.join(REPO, diff))
-        for spec in st["allow"]:
-            dst, lints = spec.split()
-            insert_allow(os.path.join(WORK, dst), lints)
+            # @IDENTITY@ (the MAINTAINERS entry) is whoever runs this.
+            text = open(os.path.join(REPO, diff)).read().replace("@IDENTITY@", f"{NAME} <{EMAIL}>")
+            git("apply", "--whitespace=error-all", "-", input=text.encode())
+        for spec in st["expect-mod"]:
+            dst, reason = spec.split(None, 1)
+            insert_expect_mod(os.path.join(WORK, dst), reason)
+        for spec in st["expect"]:
+            dst, regex, reason = spec.split(None, 2)
+            insert_expect(os.path.join(WORK, dst), regex, reason)
         git("add", "-A", "-f")
         body = open(os.path.join(REPO, st["body"])).read().strip()
-        msg = f"{st['subject']}\n\n{body}\n\nSigned-off-by: {AUTHOR}\n"
+        msg = f"{st['subject']}\n\n{body}\n\nSigned-off-by: {NAME} <{EMAIL}>\n"
         git("commit", "-q", "--allow-empty", "-F", "-", input=msg.encode())
-    out = os.path.join(REPO, "patches")
+    out = os.path.join(REPO, outdir)
+    os.makedirs(out, exist_ok=True)
     for f in os.listdir(out):
         if f.endswith(".patch"):
             os.unlink(os.path.join(out, f))
+    base = subprocess.run(["git", "-C", WORK, "rev-parse", "base"], check=True,
+                          capture_output=True, text=True).stdout.strip()
     # The default signature, the git version, as format-patch writes it.
-    git("format-patch", "-q", "--zero-commit", "--no-numbered",
-        "-o", out, "base..HEAD")
+    git("format-patch", "-q", "--zero-commit", "--numbered", "--cover-letter",
+        f"--base={base}", "-o", out, "base..HEAD")
+    fill_cover(os.path.join(out, "0000-cover-letter.patch"), cover)
     subprocess.run(["git", "-C", WORK, "log", "--oneline", "base..HEAD"], check=True)
     git("checkout", "-q", "--detach", "base")
+
+
+def fill_cover(path, cover):
+    """The cover letter: its subject and body from the series file, the base
+    as Debian names it, in place of git's *** placeholders."""
+    text = open(path).read()
+    body = open(os.path.join(REPO, cover["cover-body"])).read().strip()
+    version = ""
+    stamp = os.path.join(PRISTINE, ".nstree-rs-version")
+    if os.path.exists(stamp):
+        version = open(stamp).read().strip()
+    body = body.replace("@BASE@", version or "the kernel tree the series was generated on")
+    # The results of the last full run, with its commit (written from the
+    # run's report; docs/results.md has the tables).
+    res = os.path.join(REPO, "c-glue", "messages", "cover-results.txt")
+    if "@RESULTS@" in body:
+        body = body.replace("@RESULTS@", open(res).read().strip() if os.path.exists(res)
+                            else "(no results recorded)")
+    text = text.replace("*** SUBJECT HERE ***", cover["cover-subject"])
+    text = text.replace("*** BLURB HERE ***", body)
+    open(path, "w").write(text)
+
+
+def main():
+    global NAME, EMAIL
+    NAME, EMAIL = identity()
+    for series, outdir in SERIES:
+        generate(series, outdir)
 
 
 if __name__ == "__main__":

@@ -5,4 +5,5 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 [ -d "$RUST_TREE/.git" ] || "$(dirname "$0")/rust-tree.sh" --base-only
+export PRISTINE
 python3 "$(dirname "$0")/gen-patches.py"
