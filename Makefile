@@ -17,8 +17,8 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug demo bench check check-series host-test rustdoc clean distclean \
-	torture
+	test test-base test-debug demo bench check check-series host-test loom rustdoc clean distclean \
+	torture shell kunit
 
 help:
 	@echo 'nstree-rs targets:'
@@ -31,10 +31,13 @@ help:
 	@echo '  test-base    the same, base configuration only (FLAVOURS=base)'
 	@echo '  test-debug   the same, debug configuration only'
 	@echo '  demo         boot the Rust kernel and show listns in action'
-	@echo '  bench        C, C-opt and Rust benchmark: ratios, docs/bench/'
+	@echo '  bench        C, C-opt, Rust and Rust-noinline benchmark: ratios, docs/bench/'
 	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug'
 	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
-	@echo '  host-test    cargo tests of the crate logic (no kernel, no setup needed)'
+	@echo '  host-test    cargo tests of the crate logic, quick loom scenarios (no kernel, no setup)'
+	@echo '  loom         every loom scenario of the cascade, the long ones too (no kernel)'
+	@echo '  shell        boot VARIANT=rust|c (FLAVOUR=base|debug) to an interactive shell'
+	@echo '  kunit        the crate'"'"'s KUnit suites with tools/testing/kunit/kunit.py (x86_64, QEMU)'
 	@echo '  rustdoc      HTML documentation of the crate (host build, no kernel needed)'
 	@echo '  check        rustfmt, clippy, checkpatch, unsafe rules'
 	@echo '  check-series build every prefix of the series, C and Rust choice'
@@ -80,9 +83,19 @@ torture: $(if $(filter rust,$(VARIANT)),rust-tree,tree)
 	@$(S)/torture.sh
 
 # Installs its own cargo if there is none: no `setup` needed.
-# ONLY="--test cascade" runs just that (cargo test arguments).
+# ONLY="--no-fail-fast --test cascade" runs just that (cargo test arguments).
 host-test:
 	@$(S)/host-test.sh $(if $(ONLY),--only $(ONLY))
+
+loom:
+	@$(S)/host-test.sh --loom
+
+# An interactive shell in a kernel of this tree (Ctrl-A X quits QEMU).
+shell:
+	@$(S)/shell.sh $(VARIANT) $(FLAVOUR)
+
+kunit: rust-tree
+	@$(S)/kunit.sh $(ARGS)
 
 rustdoc:
 	@$(S)/rustdoc.sh

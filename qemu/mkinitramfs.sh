@@ -45,6 +45,11 @@ root:x:0:
 user:x:1000:
 nogroup:x:65534:
 GR
+# Shard plans (qemu/run-tests.sh, NSTREE_SHARD=K/N): the binaries split by
+# the run times earlier runs recorded in their console logs.
+python3 "$REPO/scripts/shard-plan.py" --tests-root "$root/tests" --shards 2,3,4 \
+	--out "$root/etc/nstree" "$OUT"/console-*-test*.log
+log "shard plans: $(head -1 "$root/etc/nstree/shard-plan-2" | sed 's/^# //')"
 mknod -m 600 "$root/dev/console" c 5 1
 mknod -m 666 "$root/dev/null" c 1 3
 chmod +x "$root"/init "$root"/etc/nstree/*.sh

@@ -1,19 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# bench.sh [FILTER]: the benchmark of the C, C-opt and Rust kernels.
+# bench.sh [FILTER]: the benchmark of the C, C-opt, Rust and Rust-noinline kernels.
 #
-# Kernels (scripts/bench-kernels.sh, private trees under
-# $NSTREE_CACHE/bench; NSTREE_BENCH_NO_BUILD=1 takes the images in $OUT as
-# they are):
-#   c      upstream C (the pristine tree)
-#   c-opt  upstream C + bench/c-opt/*.patch: the same two algorithmic
-#          changes the Rust listns() walk makes, in C
-#   rust   the tree with our series
-# all three with the boot-time microbenchmark of the tree API
+# Kernels (NSTREE_BENCH_KERNELS, default "c c-opt rust rust-noinline";
+# scripts/bench-kernels.sh, private trees under $NSTREE_CACHE/bench;
+# NSTREE_BENCH_NO_BUILD=1 takes the images in $OUT as they are):
+#   c              upstream C (the pristine tree)
+#   c-opt          upstream C + bench/c-opt/*.patch: the same two
+#                  algorithmic changes the Rust listns() walk makes, in C
+#   rust           the tree with our series (CONFIG_RUST_INLINE_HELPERS=y)
+#   rust-noinline  the same without inline helpers
+#                  (configs/bench-noinline.config)
+# all with the boot-time microbenchmark of the tree API
 # (bench/kernel/*.patch, CONFIG_NSTREE_BENCH), same config otherwise.
 # Each kernel boots NSTREE_BENCH_BOOTS times (default 2) with identical
 # QEMU settings via `qemu/run.sh KERNEL bench FILTER`, in ABC-CBA order
-# (c c-opt rust, rust c-opt c, ...); every boot runs the kernel
+# (c c-opt rust rust-noinline, then the reverse, ...); every boot runs the kernel
 # microbenchmark at boot (nstree_bench.sizes=$NSTREE_KBENCH_SIZES) and
 # then nsbench in user space, and scripts/bench-report.py prints the
 # table.  FILTER goes to nsbench after our defaults (bench/nsbench.c:
@@ -36,7 +38,8 @@
 # (with links to the images), which run.sh reads as NSTREE_OUT.
 #
 # Results: a full run (no FILTER) writes docs/bench/ in the repository:
-# report.txt (header: commit, toolchain, QEMU, accelerator; the tables),
+# report.txt (header: the full commit hash, each kernel's release and the
+# sha256 of its .config, toolchain, QEMU, accelerator; the tables),
 # nsbench.csv (every sample), summary.csv, nsbench.png, memory.json;
 # a filtered run writes them to $OUT/bench/ only.  The console logs stay
 # in $OUT/bench/console-KERNEL-bootN.log.
@@ -48,7 +51,7 @@ Q="$REPO/qemu"
 
 filter=${1:-}
 boots=${NSTREE_BENCH_BOOTS:-2}
-read -r -a kernels <<<"${NSTREE_BENCH_KERNELS:-c c-opt rust}"
+read -r -a kernels <<<"${NSTREE_BENCH_KERNELS:-c c-opt rust rust-noinline}"
 : "${NSTREE_KBENCH_SIZES:=1000,10000,50000,200000}"
 : "${NSTREE_KBENCH_REPS:=5}"
 # The guest's memory: the 200k population needs about 1.2 GiB.
@@ -131,12 +134,23 @@ done
 rdir=$bdir
 [ "$docs" = 0 ] || rdir="$REPO/docs/bench"
 mkdir -p "$rdir"
-commit=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+commit=$(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)
 git -C "$REPO" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
 {
 	echo "nstree-rs benchmark: ${kernels[*]}, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit:    $commit"
 	echo "kernel:    $(cat "$PRISTINE/.nstree-rs-version" 2>/dev/null || echo "$LINUX_SERIES")"
+	# Each kernel: its release and its .config (first 16 hex digits of the sha256).
+	for v in "${kernels[@]}"; do
+		kb="$NSTREE_CACHE/bench/$v/.build"
+		if [ -f "$kb/.config" ]; then
+			printf '  %-15s release %s, .config sha256 %s\n' "$v:" \
+				"$(cat "$kb/include/config/kernel.release" 2>/dev/null || echo unknown)" \
+				"$(sha256sum "$kb/.config" | cut -c1-16)"
+		else
+			printf '  %-15s no build directory %s\n' "$v:" "$kb"
+		fi
+	done
 	echo "toolchain: $($RUSTC --version); $(clang$LLVM_SUFFIX --version | head -1);" \
 		"bindgen $("$BINDGEN" --version 2>/dev/null | awk '{print $2}')"
 	echo "qemu:      $(qemu-system-x86_64 --version | head -1)"

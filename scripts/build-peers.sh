@@ -5,10 +5,12 @@
 #
 #  - the kernel tree's other selftests that reach the namespace tree
 #    (pidfd, nsfs, clone3, pid namespaces, /proc, statmount/listmount,
-#    mount namespaces, time namespaces), built static from the Rust tree
-#    like the namespaces suite, one /tests/<suite>/ per collection;
-#  - real user space: util-linux (lsns, nsenter, unshare) and iproute2
-#    (ip) from Debian, with the shared libraries and the loader they need,
+#    mount namespaces, mount propagation, time namespaces), built static
+#    from the Rust tree like the namespaces suite, one /tests/<suite>/
+#    per collection;
+#  - real user space: util-linux (lsns, nsenter, unshare, setpriv),
+#    iproute2 (ip) and the container runtimes crun, bubblewrap and CRIU
+#    from Debian, with the shared libraries and the loader they need,
 #    under /opt/debian (guest-debs.sh), and our TAP tests of them in
 #    /tests/userspace/.
 set -euo pipefail
@@ -21,7 +23,13 @@ stage="$OUT/peers-root"
 # some of a collection's tests touch namespaces, those tests.  proc/:
 # the tests of /proc in new pid, net, ipc and mount namespaces (the rest,
 # and proc-pid-vm, whose unshare(CLONE_NEWNS) only gives it a private
-# /tmp for its /proc/PID/maps checks, test /proc itself).
+# /tmp for its /proc/PID/maps checks, test /proc itself).  A TEST may be
+# a program the collection builds without listing it as a test
+# (TEST_GEN_FILES): move_mount_set_group's only program is one.
+# mount_cycle: mnt_ns_loop() compares mount namespace ids, which the
+# namespace tree hands out (nsfs_rbind_loop_test, overmount_ns_file_test,
+# unmounted_tree_test); umount_propagation and move_mount_set_group:
+# propagation between the mount namespaces of peers and slaves.
 PEER_SUITES=(
 	pidfd
 	filesystems/nsfs
@@ -37,51 +45,14 @@ PEER_SUITES=(
 	filesystems/fscontext_ns
 	filesystems/mntns_unbindable
 	filesystems/mount-notify
+	filesystems/mount_cycle
+	filesystems/umount_propagation
+	move_mount_set_group:move_mount_set_group_test
 )
 
-# The tree to build from: the Rust tree (read only), or, when
-# peers/selftest-fixes/ has fixes for upstream tests, an overlay of it in
-# which the directories of the patched files are patched copies and
-# everything else is a symlink into the tree.
-src=$RUST_TREE
-fixes=("$REPO"/peers/selftest-fixes/*.patch)
-if [ -e "${fixes[0]}" ]; then
-	src="$OUT/selftests/peers-src"
-	dirs=$(sed -n 's|^+++ b/\(.*\)/[^/]*$|\1|p' "${fixes[@]}" | sort -u)
-	# redone when a fix or a directory it patches changes
-	sum=$(cat "${fixes[@]}" $(for d in $dirs; do find "$RUST_TREE/$d" -type f | sort; done) |
-		sha256sum | cut -c1-16)
-	if [ "$(cat "$src/.nstree-fixes" 2>/dev/null)" != "$sum" ]; then
-		log "applying ${#fixes[@]} selftest fixes (peers/selftest-fixes) in an overlay"
-		# realdir REL: $src/REL becomes a directory of symlinks to the
-		# entries of the tree's REL (once)
-		realdir() {
-			[ -d "$src/$1" ] && [ ! -L "$src/$1" ] && return 0
-			rm -f "$src/$1"
-			mkdir -p "$src/$1"
-			for e in "$RUST_TREE/$1"/* "$RUST_TREE/$1"/.[!.]*; do
-				[ -e "$e" ] && ln -s "$e" "$src/$1/"
-			done
-			return 0
-		}
-		rm -rf "$src"
-		realdir .
-		for d in $dirs; do
-			cur=
-			for c in ${d//\// }; do
-				[ -z "$cur" ] || realdir "$cur"
-				cur=${cur:+$cur/}$c
-			done
-			[ -d "$src/$d" ] && [ ! -L "$src/$d" ] && continue
-			rm -f "$src/$d"
-			cp -a "$RUST_TREE/$d" "$src/$d"
-		done
-		for f in "${fixes[@]}"; do
-			patch -s -p1 -d "$src" <"$f" || die "$(basename "$f") does not apply"
-		done
-		echo "$sum" >"$src/.nstree-fixes"
-	fi
-fi
+# The tree to build from: the overlay of the Rust tree with
+# peers/selftest-fixes/ applied (scripts/selftests-src.sh).
+src=$("$REPO/scripts/selftests-src.sh")
 
 inst="$OUT/selftests/peers-install"
 targets=$(printf '%s\n' "${PEER_SUITES[@]}" | cut -d: -f1 | tr '\n' ' ')
@@ -106,9 +77,15 @@ for s in "${PEER_SUITES[@]}"; do
 	suite=$(basename "$coll")
 	dst="$stage/tests/$suite"
 	mkdir -p "$dst/.helpers"
-	# The collection's tests, as kselftest-list.txt names them.
-	for t in $(sed -n "s|^$coll:||p" "$inst/kselftest-list.txt"); do
-		case "$only" in '' | *",$t,"*) ;; *) continue ;; esac
+	# The collection's tests, as kselftest-list.txt names them, or the
+	# programs named after the colon (listed or not).
+	if [ -n "$only" ]; then
+		tests=$(echo "${s#*:}" | tr , ' ')
+	else
+		tests=$(sed -n "s|^$coll:||p" "$inst/kselftest-list.txt")
+	fi
+	for t in $tests; do
+		[ -f "$inst/$coll/$t" ] || continue	# checked below
 		cp "$inst/$coll/$t" "$dst/"
 		n=$((n + 1))
 	done
@@ -118,6 +95,7 @@ for s in "${PEER_SUITES[@]}"; do
 	for f in "$inst/$coll"/*; do
 		b=$(basename "$f")
 		grep -qxF "$coll:$b" "$inst/kselftest-list.txt" && continue
+		[ -e "$dst/$b" ] && continue
 		case "$b" in config | settings) continue ;; esac
 		cp -r "$f" "$dst/.helpers/"
 	done

@@ -18,9 +18,13 @@ if [ ! -f "$hdr/include/linux/nsfs.h" ]; then
 fi
 
 ns_out="$OUT/selftests/kselftest/namespaces"
-log "building upstream namespaces selftests"
 [ -d "$RUST_TREE/tools/testing/selftests" ] || die "no $RUST_TREE (make rust-tree)"
-make -s -C "$RUST_TREE/tools/testing/selftests" TARGETS=namespaces O="$OUT/selftests" \
+# Every kselftest is built from the overlay with peers/selftest-fixes/
+# applied: among them the harness's timeouts scaled for TCG and debug
+# kernels (0000-*).
+ksrc=$("$REPO/scripts/selftests-src.sh")
+log "building upstream namespaces selftests"
+make -s -C "$ksrc/tools/testing/selftests" TARGETS=namespaces O="$OUT/selftests" \
 	KHDR_INCLUDES="-isystem $hdr/include" LDFLAGS=-static \
 	>"$LOGS/selftests-build.log" 2>&1 ||
 	{ tail -30 "$LOGS/selftests-build.log"; die "selftests build failed"; }
@@ -42,7 +46,7 @@ done
 if [ -f "$REPO/selftests/Makefile" ]; then
 	log "building nstree-rs selftests"
 	make -s -C "$REPO/selftests" O="$OUT/selftests/nstree-rs" \
-		KSFT="$RUST_TREE/tools/testing/selftests" \
+		KSFT="$ksrc/tools/testing/selftests" \
 		KHDR_INCLUDES="-isystem $hdr/include" >"$LOGS/own-selftests-build.log" 2>&1 ||
 		{ tail -30 "$LOGS/own-selftests-build.log"; die "nstree-rs selftests build failed"; }
 fi

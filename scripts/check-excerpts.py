@@ -30,8 +30,22 @@ after a doc example excerpt must name the error code that the example's
 `compile_fail,E0505` fence expects.
 
 Sources outside the repository that are not there (no kernel tree yet)
-are reported as skipped, not as passed. Prints one line per finding and
-a summary; exits 1 on findings.
+are reported as skipped, not as passed.
+
+Then the facts the prose states about the repository, where drift has
+happened before (see facts()): every relative link and every `c-glue/`
+path names a file or directory that exists; every file of the crate's C
+side (c-glue/kernel/nstree_rs/, c-glue/rust/helpers/) is named in the
+documentation; "N loom scenarios" (quick, long or all), "N patches" and
+"N KUnit suites" agree with rust/host/tests/loom_cascade.rs, c-glue/series
+and rust/kunit.rs; every "rustc 1.NN" is the rustc scripts/env.sh builds
+the kernel with; "each ... has a twin" is only said if every
+compile_fail example has one; "every interleaving" is only said with its
+qualification (quick, exhaustive, bound or preemption in the same
+sentence). The counts apply to README.md and the walkthrough, not to the
+measured reports (results.md, bench.md, torture.md), which record a run.
+
+Prints one line per finding and a summary; exits 1 on findings.
 """
 
 import argparse
@@ -198,6 +212,120 @@ def doc_fence_code(body, docs):
     return m.group(1) if m else None
 
 
+NUMBERS = {w: n for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+def number(word):
+    word = word.lower()
+    if word.isdigit():
+        return int(word)
+    return NUMBERS.get(word)
+
+
+def repo_facts():
+    """What the prose may claim, computed from the repository."""
+    f = {}
+    loom = open(os.path.join(REPO, "rust/host/tests/loom_cascade.rs"), encoding="utf-8").read()
+    tests = re.findall(r"#\[test\]\n(#\[ignore[^\n]*\]\n)?fn (\w+)\(\)\s*\{\s*static SC", loom)
+    f["loom"] = len(tests)
+    f["loom long"] = sum(1 for ign, _ in tests if ign)
+    f["loom quick"] = f["loom"] - f["loom long"]
+    series = open(os.path.join(REPO, "c-glue/series"), encoding="utf-8").read()
+    f["patches"] = len(re.findall(r"^patch: ", series, re.M))
+    kunit = open(os.path.join(REPO, "rust/kunit.rs"), encoding="utf-8").read()
+    f["kunit suites"] = len(re.findall(r"#\[kunit_tests\(", kunit))
+    env = open(os.path.join(REPO, "scripts/env.sh"), encoding="utf-8").read()
+    m = re.search(r"rustc-web (1\.\d+)", env)
+    f["rustc"] = m.group(1) if m else None
+    # compile_fail examples and whether their doc comment has another example
+    twins = []
+    for root, _, names in os.walk(os.path.join(REPO, "rust")):
+        if "/host" in root:
+            continue
+        for n in names:
+            if not n.endswith(".rs"):
+                continue
+            docs = doc_lines(open(os.path.join(root, n), encoding="utf-8").read().split("\n"))
+            block = []
+            for text, _ in docs + [(None, None)]:
+                if text is None:
+                    fences = [t.strip()[3:] for t in block if t.strip().startswith("```") and
+                              t.strip() != "```"]
+                    fails = [x for x in fences if x.startswith("compile_fail")]
+                    others = [x for x in fences if not x.startswith(("compile_fail", "text"))]
+                    twins += [bool(others)] * len(fails)
+                    block = []
+                else:
+                    block.append(text)
+    f["twins"] = twins
+    return f
+
+
+def facts(md_files):
+    """Findings about what the prose claims (see the module doc)."""
+    out = []
+    f = repo_facts()
+    kinds = {None: "loom", "quick": "loom quick", "long": "loom long"}
+    mentioned = ""
+    for md in md_files:
+        rel = os.path.relpath(md, REPO)
+        text = open(md, encoding="utf-8").read()
+        mentioned += text
+        base = os.path.dirname(md)
+        record = os.path.basename(md) in ("results.md", "bench.md", "torture.md")
+        for n, line in enumerate(text.split("\n"), 1):
+            where = f"{rel}:{n}"
+            for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", line):
+                if re.match(r"^[a-z]+:", target):
+                    continue
+                if not os.path.exists(os.path.normpath(os.path.join(base, target))):
+                    out.append(f"{where}: links {target}, which does not exist")
+            for path in re.findall(r"`(c-glue/[\w./+-]*)`", line):
+                if "*" not in path and not os.path.exists(os.path.join(REPO, path)):
+                    out.append(f"{where}: names {path}, which does not exist")
+            for v in re.findall(r"\brustc(?:-web)? (1\.\d+)\b", line):
+                if f["rustc"] and v != f["rustc"]:
+                    out.append(f"{where}: says rustc {v}; the kernel is built with rustc "
+                               f"{f['rustc']} (scripts/env.sh)")
+            if record:
+                continue
+            for first, total, kind in re.findall(
+                    r"\b(\w+) (?:of the (\w+) )?(quick |long )?(?:loom )?scenarios\b", line):
+                # "four of the nine loom scenarios": the nine is the count.
+                word = total or first
+                k = kinds[kind.strip() or None]
+                v = number(word)
+                if v is not None and v != f[k]:
+                    out.append(f"{where}: says {word} {kind}scenarios; "
+                               f"rust/host/tests/loom_cascade.rs has {f[k]}")
+            for word in re.findall(r"\b(\w+) (?:logical |`git format-patch` )?patches\b", line):
+                v = number(word)
+                if v is not None and v != f["patches"]:
+                    out.append(f"{where}: says {word} patches; c-glue/series has {f['patches']}")
+            for word in re.findall(r"\b(\w+) KUnit suites\b", line):
+                v = number(word)
+                if v is not None and v != f["kunit suites"]:
+                    out.append(f"{where}: says {word} KUnit suites; rust/kunit.rs has "
+                               f"{f['kunit suites']}")
+        flat = re.sub(r"\s+", " ", text)
+        sentences = re.split(r"(?<=[.!?])\s+", flat)
+        for sent in [x for x in sentences if re.search(r"\b[Ee]ach (?:one )?has a twin\b", x)]:
+            if not all(f["twins"]):
+                out.append(f"{rel}: says each has a twin; {f['twins'].count(False)} of "
+                           f"{len(f['twins'])} compile_fail examples have none")
+        if not record:
+            for sent in [x for x in sentences if "every interleaving" in x]:
+                if not re.search(r"quick|exhaustive|bound|preemption", sent):
+                    out.append(f"{rel}: says \"every interleaving\" without saying which "
+                               f"scenarios: {sent.strip()[:80]}")
+    for d in ("c-glue/kernel/nstree_rs", "c-glue/rust/helpers"):
+        for n in sorted(os.listdir(os.path.join(REPO, d))):
+            if n.endswith((".c", ".h")) and n not in mentioned:
+                out.append(f"{d}/{n}: never named in {', '.join(os.path.relpath(m, REPO) for m in md_files)}")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--linux", help="the base kernel tree (linux-7.3/...)")
@@ -289,11 +417,14 @@ def main():
             if why:
                 findings.append(f"{where}: excerpt of {path} {why}")
 
+    fact_findings = facts(args.files)
+    findings += fact_findings
     for f in findings:
         print(f)
     for s in skipped:
         print(f"skipped: {s}")
-    print(f"excerpts: {checked} checked, {len(skipped)} skipped, {len(findings)} findings")
+    print(f"excerpts: {checked} checked, {len(skipped)} skipped, facts checked, "
+          f"{len(findings)} findings")
     return 1 if findings else 0
 
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # check.sh: style and lint gates.  rustfmt (kernel .rustfmt.toml) and
 # clippy (the kernel's CLIPPY=1 build of our crate) for the Rust code,
-# checkpatch.pl for the series and for our C files.
+# checkpatch.pl for the series and for our C files, and the unit tests of
+# the report (scripts/tests/test_report.py, synthetic console logs).
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +35,8 @@ cp=("$PRISTINE/scripts/checkpatch.pl" --no-tree --quiet --show-types)
 WORK="$NSTREE_CACHE/trees/work"
 if [ -d "$WORK/.git" ] || [ -f "$WORK/.git" ]; then
 	git -C "$WORK" checkout -q --detach base
-	git -C "$WORK" -c user.name=nstree-rs -c user.email=nstree-rs@localhost am -q "$REPO"/patches/*.patch
+	mapfile -t series < <(series_patches "$REPO")
+	git -C "$WORK" -c user.name=nstree-rs -c user.email=nstree-rs@localhost am -q "${series[@]}"
 	# spdxcheck.py needs python3-ply: use the system python3, not a
 	# python earlier in PATH (pyenv) that lacks it.
 	# FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires on every
@@ -63,19 +65,49 @@ if [ -z "$out" ]; then verdict[checkpatch-c]=clean; rm -f "$LOGS/checkpatch-c.lo
 	verdict[checkpatch-c]="$(grep -cE '^(ERROR|WARNING|CHECK)' <<<"$out") findings (see $LOGS/checkpatch-c.log)"; fail=1
 fi
 
+# scripts/bench-report.py on synthetic console logs of the four
+# benchmark kernels: units, columns, "cells above 1.02", failures.
+if report_out=$(python3 "$REPO/scripts/tests/test_bench_report.py" 2>&1); then
+	verdict[bench-report]="$(tail -1 <<<"$report_out")"
+else
+	echo "$report_out" >"$LOGS/bench-report-test.log"
+	verdict[bench-report]="$(tail -1 <<<"$report_out") (see $LOGS/bench-report-test.log)"; fail=1
+fi
+
 # Every unsafe block/impl with a SAFETY comment, every unsafe fn with a
 # Safety section, unsafe only under rust/ffi/, no safe fn with a duty.
 unsafe_out=$(python3 "$REPO/scripts/check-unsafe.py" "${rs[@]}")
 [ $? = 0 ] || fail=1
+# Every SAFETY comment cites the 7.3 source it relies on, and every
+# citation points at a line that exists and says what it is cited for.
+cite_out=$(python3 "$REPO/scripts/check-citations.py" --linux "$PRISTINE" --series "$RUST_TREE" "${rs[@]}")
+[ $? = 0 ] || fail=1
+
+# The report's own tests: TAP in the log, the count in the verdict.
+if python3 "$REPO/scripts/tests/test_report.py" --tap >"$LOGS/report-tests.tap" 2>&1; then
+	verdict[report-tests]="$(tail -1 "$LOGS/report-tests.tap")"
+else
+	verdict[report-tests]="$(tail -1 "$LOGS/report-tests.tap") (see $LOGS/report-tests.tap)"; fail=1
+fi
 
 # Every code excerpt in the docs matches the file it quotes (ours, or the
 # base kernel tree's; the previous tree's side of a diff where present).
+# Upstream C behaviour the crate deliberately does not copy, shown on the
+# upstream functions themselves (docs/walkthrough.md).
+if "$REPO/scripts/upstream-c/run.sh" "$PRISTINE" "$OUT/upstream-c" >"$LOGS/upstream-c.tap" 2>&1; then
+	verdict[upstream-c]="$(grep -c '^ok' "$LOGS/upstream-c.tap") checks of upstream's C behaviour hold"
+else
+	verdict[upstream-c]="failed (see $LOGS/upstream-c.tap)"; fail=1
+fi
+
 excerpt_out=$(python3 "$REPO/scripts/check-excerpts.py" --linux "$PRISTINE" \
 	--linux-old "$NSTREE_CACHE/src/linux-source-7.2" "$REPO"/README.md "$REPO"/docs/*.md)
 [ $? = 0 ] || fail=1
 echo
 echo "=== check ==="
-for k in rustfmt clippy checkpatch-series checkpatch-c; do printf '%-18s %s\n' "$k" "${verdict[$k]}"; done
+for k in rustfmt clippy checkpatch-series checkpatch-c report-tests upstream-c; do printf '%-18s %s\n' "$k" "${verdict[$k]}"; done
 echo "$unsafe_out"
+echo "$cite_out"
 echo "$excerpt_out"
+printf '%-18s %s\n' bench-report "${verdict[bench-report]}"
 exit $fail

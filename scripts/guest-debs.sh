@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # guest-debs.sh STAGE: real user space for the guest, from Debian.
 #
-# util-linux (lsns, nsenter, unshare), iproute2 (ip) and e2fsprogs
-# (mke2fs, as mkfs.ext4 for mount_setattr_test) at the newest
+# util-linux (lsns, nsenter, unshare, setpriv), iproute2 (ip), e2fsprogs
+# (mke2fs, as mkfs.ext4 for mount_setattr_test) and the container
+# runtimes crun, bubblewrap (bwrap) and CRIU (criu) at the newest
 # versions Debian serves (sid, trixie-backports), fetched with apt-get
 # download under a private apt configuration (as fetch-tree.sh: the
 # system's apt state is not touched), unpacked with dpkg -x, and staged
@@ -19,8 +20,9 @@ set -euo pipefail
 stage=${1:?usage: guest-debs.sh STAGE}
 dest="$stage/opt/debian"
 
-PKGS=(util-linux iproute2 e2fsprogs)
-BINS=(usr/bin/lsns usr/bin/nsenter usr/bin/unshare usr/bin/ip usr/sbin/mke2fs)
+PKGS=(util-linux iproute2 e2fsprogs crun bubblewrap criu)
+BINS=(usr/bin/lsns usr/bin/nsenter usr/bin/unshare usr/bin/ip usr/sbin/mke2fs
+      usr/bin/setpriv usr/bin/crun usr/bin/bwrap usr/sbin/criu)
 ML=usr/lib/x86_64-linux-gnu
 
 A="$NSTREE_CACHE/apt-guest"
@@ -127,4 +129,4 @@ ln -sfn /opt/debian/usr/sbin/mke2fs "$stage/usr/sbin/mkfs.ext4"
 for f in "${debs[@]}"; do
 	dpkg-deb -f "$f" Package Version | paste -sd' '
 done | sed 's/^Package: //; s/ Version: / /' >"$dest/VERSIONS"
-log "guest user space: $(grep -E '^(util-linux|iproute2|e2fsprogs) ' "$dest/VERSIONS" | paste -sd' '), $(ls "$dest/$ML" | wc -l) libraries, $(du -sh "$dest" | cut -f1)"
+log "guest user space: $(grep -E '^(util-linux|iproute2|e2fsprogs|crun|bubblewrap|criu) ' "$dest/VERSIONS" | paste -sd' '), $(ls "$dest/$ML" | wc -l) libraries, $(du -sh "$dest" | cut -f1)"

@@ -11,6 +11,8 @@ S="$REPO/scripts"
 Q="$REPO/qemu"
 
 flavours=("$@")
+# Guests per kernel that run the tests at the same time (see below).
+: "${NSTREE_SHARDS:=2}"
 [ ${#flavours[@]} -gt 0 ] || flavours=(base debug)
 t0=$(date +%s)
 declare -A took
@@ -32,17 +34,19 @@ step selftests "$S/build-selftests.sh" || fatal=1
 reports=()
 host_out="$OUT/host-test.tap"
 if [ -x "$S/host-test.sh" ]; then
-	step host-test "$S/host-test.sh" --tap "$host_out" || true
+	# Everything, the long loom scenarios too (make host-test skips those).
+	step host-test "$S/host-test.sh" --all --tap "$host_out" || true
 	reports+=("host=$host_out")
 fi
-# CI must finish in 90 minutes on a fresh 2-core machine.  Before each
-# configuration after the first, estimate what it still needs (a fresh
-# debug build pair is the long pole) and skip it, reported as skipped with
-# the reason, if it would not fit.
+# CI (CI=true, which .ci/run sets) must finish in 90 minutes on a fresh
+# 2-core machine.  There, before each configuration after the first,
+# estimate what it still needs (a fresh debug build pair is the long
+# pole) and skip it, reported as skipped with the reason, if it would not
+# fit.  A user's run has no such limit: every configuration runs.
 : "${NSTREE_TIME_BUDGET_MIN:=85}"
 first=1
 for fl in "${flavours[@]}"; do
-	if [ $first = 0 ]; then
+	if [ "${CI:-}" = true ] && [ $first = 0 ]; then
 		need=30
 		[ -f "$(variant_build c "$fl")/vmlinux" ] || need=55
 		used=$((($(date +%s) - t0) / 60))
@@ -55,23 +59,58 @@ for fl in "${flavours[@]}"; do
 		fi
 	fi
 	first=0
-	seeds=
+	# Both kernels first, then their guests: the tests are split into
+	# $NSTREE_SHARDS shards (qemu/run-tests.sh, scripts/shard-plan.py), and
+	# shard K of the C and of the Rust kernel run at the same time, as
+	# separate guests; then the torture suite, alone, on each kernel in
+	# turn (it wants every CPU).  Each guest is an isolated kernel, so the
+	# tests that count namespaces against a baseline stay isolated.  Both
+	# kernels run the same difftest seeds (the flavour's count, run.sh).
+	built=()
 	for v in c rust; do
 		name=$v
 		[ "$fl" = base ] || name="$v-$fl"
-		rm -f "$OUT/console-$name-test.log"
+		rm -f "$OUT/console-$name-test".*log "$OUT/console-$name-test.log"
 		if step "build $name" "$S/build-kernel.sh" "$v" "$fl"; then
-			# The Rust kernel runs the difftest seeds the C kernel
-			# completed (all of them unless its time budget cut it).
-			NSTREE_DIFFTEST_TO=$seeds step "qemu $name" "$Q/run.sh" "$name" test || true
-			if [ "$v" = c ]; then
-				seeds=$(python3 "$S/difftest-compare.py" --last-seed "$OUT/console-$name-test.log")
-				[ "$seeds" != 0 ] || seeds=
-			fi
+			built+=("$name")
 		else
 			log "build of $name failed: its tests count as failed"
 		fi
-		reports+=("$name=$OUT/console-$name-test.log")
+	done
+	shards=()
+	for k in $(seq 1 "$NSTREE_SHARDS"); do shards+=("$k/$NSTREE_SHARDS"); done
+	s0=$(date +%s)
+	for sh in "${shards[@]}"; do
+		pids=()
+		for name in "${built[@]}"; do
+			NSTREE_SHARD=$sh "$Q/run.sh" "$name" test &
+			pids+=($!)
+		done
+		for p in "${pids[@]}"; do wait "$p" || true; done
+	done
+	took["qemu $fl shards"]=$(($(date +%s) - s0))
+	for name in "${built[@]}"; do
+		NSTREE_SHARD=torture step "qemu $name torture" "$Q/run.sh" "$name" test || true
+	done
+	# make shell's boot path, driven by a scripted session (base kernels).
+	if [ "$fl" = base ]; then
+		for v in c rust; do
+			[ -f "$OUT/bzImage-$v" ] || continue
+			step "shell $v" "$S/shell.sh" "$v" base --script "$REPO/qemu/shell-session.txt" \
+				--tap "$OUT/shell-$v.tap" >"$LOGS/shell-$v.log" 2>&1 || true
+			reports+=("shell-$v=$OUT/shell-$v.tap")
+		done
+	fi
+	for v in c rust; do
+		name=$v
+		[ "$fl" = base ] || name="$v-$fl"
+		logs=()
+		for sh in "${shards[@]}" torture; do
+			logs+=("$OUT/console-$name-test.shard-${sh//\//of}.log")
+		done
+		# One log per kernel too, for the trace comparisons.
+		cat "${logs[@]}" >"$OUT/console-$name-test.log" 2>/dev/null || true
+		reports+=("$name=$(IFS=,; echo "${logs[*]}")")
 	done
 	# The differential tester's traces, C against Rust, seed by seed.
 	c=c rs=rust

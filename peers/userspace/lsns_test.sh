@@ -25,7 +25,7 @@ set -u
 D=/run/lsns-test
 T=$D.out
 
-tap_begin 12
+tap_begin 13
 need_tools
 rm -rf "$T"
 mkdir -p "$T"
@@ -98,6 +98,24 @@ nsfs_mounts() {
 	cat $1 2>/dev/null | awk '$0 ~ / - nsfs / { print $4 }' |
 		sed -nE 's/^[a-z]+:\[([0-9]+)\]$/\1/p' | sort -u
 }
+# Per namespace inode: how many processes have a leader's link to it
+# (what lsns counts as NPROCS: it reads /proc/PID/ns/), and how many have
+# any link to it, a thread's or a *_for_children one included (what
+# nstree counts).  "INODE LEADER-COUNT ANY-COUNT"
+# shellcheck disable=SC2012
+ls -l /proc/[0-9]*/ns/ /proc/[0-9]*/task/[0-9]*/ns/ 2>/dev/null | awk '
+	/^\/proc\/[0-9]+\/(task\/[0-9]+\/)?ns\/?:$/ {
+		split($0, a, "/"); pid = a[3]; leader = (a[4] != "task"); next
+	}
+	match($0, / [a-z_]+ -> [a-z]+:\[[0-9]+\]$/) {
+		split(substr($0, RSTART + 1), f, " ")
+		ino = f[3]; sub(/^[a-z]+:\[/, "", ino); sub(/\]$/, "", ino)
+		if (leader && f[1] !~ /_for_children$/ && !((ino, pid) in L)) { L[ino, pid] = 1; lead[ino]++ }
+		if (!((ino, pid) in A)) { A[ino, pid] = 1; any[ino]++ }
+		seen[ino] = 1
+	}
+	END { for (i in seen) print i, lead[i] + 0, any[i] + 0 }' >"$T/proc-counts"
+links /proc/self/ns/ "$ALL|pid_for_children|time_for_children" >"$T/self-links"
 nsfs_mounts /proc/self/mountinfo >"$T/own-mounts"
 nsfs_mounts "/proc/[0-9]*/mountinfo" >"$T/any-mounts"
 [ -s "$T/leader-links" ] && [ -s "$T/task-links" ] || bail "no namespace links read from /proc"
@@ -263,6 +281,31 @@ owner_only() {
 	[ "$4" = "$(echo "$r" | awk '{ print $1 }')" ] || { diag "net $o not owned by $r"; return 1; }
 }
 check "listns() lists the user namespace that only owns an fd-held net" owner_only
+
+# --- NPROCS: lsns counts the processes whose /proc/PID/ns/ link names
+# a namespace, nstree every process any of whose threads' links or
+# *_for_children links does; both must say what /proc says.  Not for our
+# own namespaces, where the processes of the test's pipelines come and go
+# between the snapshots.
+nprocs_agree() {
+	awk '
+	FILENAME ~ /proc-counts$/ { lead[$1] = $2; any[$1] = $3; next }
+	FILENAME ~ /self-links$/ { self[$1] = 1; next }
+	FILENAME ~ /listns$/ { np[$3] = $6; next }
+	{
+		if (($1 in self) || !($1 in np))
+			next
+		both++
+		if ($3 != lead[$1] + 0) { print "# " $2 " " $1 ": lsns NPROCS " $3 ", processes whose /proc/PID/ns link names it " lead[$1] + 0; bad = 1 }
+		if (np[$1] != any[$1] + 0) { print "# " $2 " " $1 ": nstree NPROCS " np[$1] ", processes with any link to it " any[$1] + 0; bad = 1 }
+		if (lead[$1] == any[$1] && $3 != np[$1]) { print "# " $2 " " $1 ": lsns NPROCS " $3 ", nstree " np[$1]; bad = 1 }
+	}
+	END {
+		if (both < 10) { print "# only " both " namespaces compared"; bad = 1 }
+		exit bad
+	}' "$T/proc-counts" "$T/self-links" "$T/listns" "$T/lsns"
+}
+check "NPROCS: lsns and listns() (nstree) count the processes /proc shows in each namespace" nprocs_agree
 
 # --- owners
 owners_agree() {

@@ -9,8 +9,8 @@
 # a program in that namespace (its own /proc/self/ns link shows the
 # inode).  nsenter must fail for the id of an inactive namespace (only a
 # socket pins it, listns() does not list it: the kernel does not open it
-# by id) and for an id no namespace has; and the namespaces must leave
-# listns() with their processes.
+# by id) and for an id no namespace has, both with ESTALE; and the
+# namespaces must leave listns() with their processes.
 set -u
 . "$(dirname "$0")/.helpers/peers-lib.sh"
 T=/run/nsenter-test.out
@@ -95,8 +95,9 @@ inactive() {
 		return 1
 	fi
 	diag "nsenter --net=:$sid: $(cat "$T/err")"
+	refused_with "$sid" "Stale file handle"
 }
-check "nsenter --net=:ID of an inactive (socket-pinned) namespace fails" inactive
+check "nsenter --net=:ID of an inactive (socket-pinned) namespace fails: ESTALE" inactive
 unknown() {
 	max=$("$NSTREE" -l | awk 'NR > 1 && $1 > m { m = $1 } END { print m }')
 	if "$NSENTER" --net=:$((max + 1000)) true 2>"$T/err"; then
@@ -104,8 +105,9 @@ unknown() {
 		return 1
 	fi
 	diag "nsenter --net=:$((max + 1000)): $(cat "$T/err")"
+	refused_with $((max + 1000)) "Stale file handle"
 }
-check "nsenter --net=:ID of an id no namespace has fails" unknown
+check "nsenter --net=:ID of an id no namespace has fails: ESTALE" unknown
 gone() {
 	# SIGKILL: the init of a pid namespace ignores other signals from
 	# outside it when it has no handler for them.

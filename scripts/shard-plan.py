@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Split the guest's test binaries into shards of about equal run time.
+
+shard-plan.py --tests-root DIR --shards N[,N...] --out DIR [LOG...]
+
+DIR/<suite>/<binary> are the test binaries of the initramfs.  Each LOG is
+a guest console log of an earlier run (qemu/run-tests.sh prints
+"NSTREE-TEST-END suite/binary rc=N secs=S" after every binary): a
+binary's weight is the largest time any LOG records for it (the debug
+kernels' times when those logs are given), else DEFAULT_SECS.  For each
+N, the binaries go, heaviest first, to the shard with the least weight
+so far (longest-processing-time first), and OUT/shard-plan-N lists
+"suite/binary shard" per line, with a comment giving each shard's
+expected seconds.  The torture suite is not sharded: it runs in a guest
+of its own (NSTREE_SHARD=torture).
+"""
+
+import argparse
+import os
+import re
+import sys
+
+DEFAULT_SECS = 10.0
+END = re.compile(r"NSTREE-TEST-END (\S+) rc=-?\d+ secs=([\d.]+)")
+
+
+def binaries(root):
+    for suite in sorted(os.listdir(root)):
+        d = os.path.join(root, suite)
+        if not os.path.isdir(d) or suite == "torture":
+            continue
+        for b in sorted(os.listdir(d)):
+            p = os.path.join(d, b)
+            if b.startswith(".") or os.path.isdir(p):
+                continue
+            yield f"{suite}/{b}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tests-root", required=True)
+    ap.add_argument("--shards", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("logs", nargs="*")
+    a = ap.parse_args()
+    secs = {}
+    for log in a.logs:
+        try:
+            with open(log, errors="replace") as f:
+                for line in f:
+                    m = END.search(line)
+                    if m:
+                        secs[m.group(1)] = max(secs.get(m.group(1), 0.0), float(m.group(2)))
+        except OSError:
+            continue
+    names = list(binaries(a.tests_root))
+    weight = {n: secs.get(n, DEFAULT_SECS) for n in names}
+    known = sum(1 for n in names if n in secs)
+    for n_shards in (int(x) for x in a.shards.split(",")):
+        load = [0.0] * n_shards
+        plan = {}
+        for name in sorted(names, key=lambda n: (-weight[n], n)):
+            i = min(range(n_shards), key=lambda k: (load[k], k))
+            plan[name] = i + 1
+            load[i] += weight[name]
+        path = os.path.join(a.out, f"shard-plan-{n_shards}")
+        with open(path, "w") as f:
+            f.write(f"# {len(names)} binaries ({known} timed by earlier runs), "
+                    f"{n_shards} shards, expected seconds: "
+                    + " ".join(f"{x:.0f}" for x in load) + "\n")
+            for name in names:
+                f.write(f"{name} {plan[name]}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
