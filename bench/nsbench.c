@@ -11,9 +11,10 @@
  *   sizes=1000:10000:50000  population sizes (the population only grows)
  *   reps=7                  repetitions of every cell (bench.sh: 5 under icount)
  *   ms=30                   measured time per cell and repetition (icount: 10)
- *   churn_ms=150            the same for the churn_ workloads (default 5 * ms:
- *                           the async teardown of churned namespaces makes
- *                           their samples vary, longer windows average it)
+ *   churn_ms=150            the same for the churn_ workloads and listns_churn
+ *                           (default 5 * ms: the async teardown of churned
+ *                           namespaces makes their samples vary, longer
+ *                           windows average it)
  *   calib=2000              TSC calibration time (coarse clocks only)
  *   only=listns:churn_uts   only workloads whose name starts with one of these
  *   mem=2000                namespaces per type for the slab memory figures
@@ -32,7 +33,15 @@
  * diag_* (parts of a listns() call and a missed handle lookup, to locate
  * a difference), proc_scan (/proc/PID/ns/X, as lsns) and proc_scan_fd
  * (also /proc/PID/fd/N, which finds the fd-held namespaces), churn_TYPE
- * (vfork + unshare + exit + wait in U3; churn_none without unshare).
+ * (vfork + unshare + exit + wait in U3; churn_none without unshare),
+ * listns_churn (listns_all by the driver pinned to CPU 0 while the churn
+ * server, pinned to CPU 1, creates and destroys UTS namespaces without
+ * pause; it needs 2 CPUs).  After each listns_churn sample a line
+ *   NSBENCH-INFO churn workload=listns_churn n=N rep=R churn_ops=K ...
+ * tells how many namespaces were churned while it was measured; none
+ * fails the run.  Under -icount the guest clock counts the instructions
+ * of both CPUs, so listns_churn's ns/op is the listns() call plus the
+ * churn that ran meanwhile (with both CPUs busy, about as much again).
  *
  * Before measuring each size every listing is checked against the exact
  * expected count, the walks against the single call, the file handles
@@ -336,7 +345,7 @@ static void quiesce(void)
  */
 static long calibrate(struct ctx *c, const struct workload *w, long n)
 {
-	long ms = strncmp(w->name, "churn_", 6) ? target_ms : churn_ms ? churn_ms : 5 * target_ms;
+	long ms = !strstr(w->name, "churn") ? target_ms : churn_ms ? churn_ms : 5 * target_ms;
 	uint64_t target = ms * 1000000ull, el, best;
 	long iters = 1, count;
 	int err, t;
@@ -362,6 +371,31 @@ static long calibrate(struct ctx *c, const struct workload *w, long n)
 	return iters > MAX_ITERS ? MAX_ITERS : iters;
 }
 
+/* Selected, and (listns_churn) a second CPU for the churner. */
+static bool runnable(const struct workload *w)
+{
+	if (!selected(w->name))
+		return false;
+	return strcmp(w->name, "listns_churn") || sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+/*
+ * How much churn listns_churn measured under: the namespaces the churner
+ * created and destroyed meanwhile, per call and per ms (of guest time:
+ * under -icount, per million guest instructions).  A sample without
+ * churn measured nothing of what it is for.
+ */
+static void report_churn(struct ctx *c, const struct workload *w, long n, int rep,
+			 long iters, uint64_t el)
+{
+	printf("%sNSBENCH-INFO churn workload=%s n=%ld rep=%d churn_ops=%ld churn_per_call=%.3f churn_per_ms=%.2f churn_type=uts\n",
+	       pfx(), w->name, n, rep, c->churn_ops, (double)c->churn_ops / iters,
+	       el ? c->churn_ops * 1e6 / el : 0.0);
+	if (c->churn_ops <= 0)
+		fail("%s n=%ld rep=%d: the churner churned no namespace while listns() was measured",
+		     w->name, n, rep);
+}
+
 static void bench_size(struct ctx *c, const struct baseline *b, long n)
 {
 	long iters[64], count;
@@ -383,7 +417,7 @@ static void bench_size(struct ctx *c, const struct baseline *b, long n)
 
 	t0 = now_ns();
 	for (i = 0; workloads[i].name; i++)
-		if (selected(workloads[i].name))
+		if (runnable(&workloads[i]))
 			iters[i] = calibrate(c, &workloads[i], n);
 	printf("%sNSBENCH-INFO n=%ld calibrate_ms=%llu\n", pfx(), n,
 	       (unsigned long long)(now_ns() - t0) / 1000000);
@@ -394,14 +428,17 @@ static void bench_size(struct ctx *c, const struct baseline *b, long n)
 		for (i = 0; workloads[i].name; i++) {
 			const struct workload *w = &workloads[i];
 
-			if (!selected(w->name))
+			if (!runnable(w))
 				continue;
+			c->churn_ops = -1;
 			err = w->run(c, w, iters[i], &el, &count);
 			if (err)
 				fail("%s n=%ld rep=%d: %s", w->name, n, rep, strerror(-err));
 			printf("%sNSBENCH workload=%s n=%ld rep=%d ns_per_op=%llu iters=%ld count=%ld\n",
 			       pfx(), w->name, n, rep, (unsigned long long)(el / iters[i]),
 			       iters[i], count);
+			if (c->churn_ops >= 0)
+				report_churn(c, w, n, rep, iters[i], el);
 		}
 	}
 }
@@ -410,7 +447,7 @@ int main(int argc, char **argv)
 {
 	struct population pop;
 	struct baseline b;
-	struct ctx c = { .pop = &pop };
+	struct ctx c = { .pop = &pop, .churn_ops = -1 };
 	struct utsname u;
 	const char *clock;
 	struct stat st;
@@ -434,6 +471,13 @@ int main(int argc, char **argv)
 		target_ms = 2;
 		mem_nr = 20;
 		printf("1..1\n");
+	}
+	/* listns_churn's churner runs on CPU 1: smoke skips it without. */
+	if (selected("listns_churn") && sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		if (!opt_smoke)
+			fail("listns_churn needs 2 CPUs, this system has %ld (only= can leave it out)",
+			     sysconf(_SC_NPROCESSORS_ONLN));
+		printf("%sNSBENCH-INFO listns_churn skipped: 1 CPU\n", pfx());
 	}
 
 	raise_limits();

@@ -79,6 +79,14 @@ int churn_start(const struct population *p);
 int churn_run(int kind, long iters, uint64_t *elapsed_ns);
 /* listns(all) by the server: root in U3, not in init_user_ns. */
 int unpriv_listns(long iters, long nr_ids, uint64_t *elapsed_ns, long *count);
+/*
+ * listns_churn: the server churns UTS namespaces on CPU cpu until
+ * churn_bg_stop(), which returns its ops and time; churn_bg_ops() counts
+ * them meanwhile.  churn_bg_start() returns once the churn is under way.
+ */
+int churn_bg_start(int cpu);
+long churn_bg_ops(void);
+int churn_bg_stop(long *ops, uint64_t *elapsed_ns);
 void churn_stop(void);
 
 /* listns(2), nr 470 on x86_64. */

@@ -43,6 +43,49 @@ static int run_listns(struct ctx *c, const struct workload *w, long iters,
 }
 
 /*
+ * listns() of all namespaces, one call, by the driver pinned to CPU 0,
+ * while the churn server, pinned to CPU 1, creates and destroys UTS
+ * namespaces (churn.c).  The churner is started before and stopped after
+ * the timed calls; c->churn_ops is how many namespaces it churned during
+ * them (the caller reports it, and fails the run if it is 0).
+ */
+static int run_listns_churn(struct ctx *c, const struct workload *w, long iters,
+			    uint64_t *el, long *count)
+{
+	cpu_set_t old, cpu0;
+	long i, r = 0, ops0, ops1, total;
+	uint64_t t0, bg_el;
+	int err, err2;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_getaffinity(0, sizeof(old), &old) || sched_setaffinity(0, sizeof(cpu0), &cpu0))
+		return -errno;
+	err = churn_bg_start(1);
+	if (!err) {
+		ops0 = churn_bg_ops();
+		t0 = now_ns();
+		for (i = 0; i < iters; i++) {
+			r = sys_listns(0, 0, 0, c->ids, c->ids_cap);
+			if (r < 0) {
+				err = -errno;
+				break;
+			}
+		}
+		*el = now_ns() - t0;
+		ops1 = churn_bg_ops();
+		err2 = churn_bg_stop(&total, &bg_el);
+		if (!err)
+			err = err2;
+		c->churn_ops = ops1 - ops0;
+	}
+	if (sched_setaffinity(0, sizeof(old), &old) && !err)
+		err = -errno;
+	*count = r;
+	return err;
+}
+
+/*
  * The whole list, page by page, each call resuming after the last id of
  * the previous page.  Resuming after the very last namespace is ENOENT:
  * that is the end too.
@@ -288,5 +331,6 @@ const struct workload workloads[] = {
 	{ "churn_user",   run_churn,  K_USER },
 	{ "churn_pid",    run_churn,  K_PID },
 	{ "churn_net",    run_churn,  K_NET },
+	{ "listns_churn", run_listns_churn, 0 },
 	{ NULL, NULL, 0 },
 };

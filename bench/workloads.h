@@ -31,6 +31,8 @@ struct ctx {
 	__u64 miss_id;		/* diag_fh_miss: no namespace has it */
 	dev_t nsfs_dev;
 	struct idset set_links, set_all;
+	/* listns_churn: namespaces churned while it measured; -1: not run. */
+	long churn_ops;
 };
 
 struct workload {
