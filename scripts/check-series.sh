@@ -164,6 +164,15 @@ if [ $bad = 0 ]; then
 			bad=$((bad + 1))
 		fi
 	done
+	# The C choice with the whole series must build the objects the
+	# pristine tree builds: byte for byte, every object of the kernel.
+	clog="$LOGS/check-series-c-identical.log"
+	if python3 "$REPO/scripts/compare-objects.py" "$(variant_build c base)" "$T/.build-c" >"$clog" 2>&1; then
+		extra+=("series, C choice, against the pristine C build: $(tail -1 "$clog")")
+	else
+		extra+=("series, C choice, against the pristine C build: DIFFERS (see $clog): $(tail -1 "$clog")")
+		bad=$((bad + 1))
+	fi
 fi
 
 echo
