@@ -61,3 +61,15 @@ fi
 
 # The kernel's other namespace-touching selftests and real user space.
 "$REPO/scripts/build-peers.sh"
+
+# Every binary built with the kselftest harness must carry the overlay's
+# patched harness (its timeouts scaled, "NSTREE-TIMEOUT" printed): one
+# built against the tree's own header would die at 30 s on a debug kernel.
+unpatched=$(find "$ns_out" "$OUT/selftests/nstree-rs" "$OUT/peers-root/tests" \
+	-type f -perm -u+x 2>/dev/null | while read -r f; do
+	grep -qaF 'Test terminated by timeout' "$f" || continue
+	grep -qaF 'NSTREE-TIMEOUT' "$f" || echo "${f#"$OUT"/}"
+done)
+[ -z "$unpatched" ] ||
+	die "built without the patched kselftest harness (scripts/selftests-src.sh):" $unpatched
+log "every kselftest harness binary has the scaled timeouts (NSTREE-TIMEOUT)"

@@ -16,7 +16,10 @@ src="$OUT/selftests/src"
 fixes=("$REPO"/peers/selftest-fixes/*.patch)
 [ -e "${fixes[0]}" ] || { echo "$RUST_TREE"; exit 0; }
 files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*$|\1|p' "${fixes[@]}" | sort -u)
-sum=$(cat "${fixes[@]}" $(for f in $files; do echo "$RUST_TREE/$f"; done) | sha256sum | cut -c1-16)
+# This script is part of the sum: a change in how the overlay is laid
+# out rebuilds it (and the binaries built from the old one).
+sum=$(cat "$0" "${fixes[@]}" $(for f in $files; do echo "$RUST_TREE/$f"; done) |
+	sha256sum | cut -c1-16)
 if [ "$(cat "$src/.nstree-fixes" 2>/dev/null)" != "$sum" ]; then
 	log "applying ${#fixes[@]} selftest fixes (peers/selftest-fixes) in an overlay"
 	# realdir REL: $src/REL becomes a directory of symlinks to the entries
@@ -32,6 +35,16 @@ if [ "$(cat "$src/.nstree-fixes" 2>/dev/null)" != "$sum" ]; then
 	}
 	rm -rf "$src"
 	realdir .
+	# tools/testing/selftests is mirrored whole, every directory a real
+	# one: make -C DIR chdir()s, and through a symlinked DIR the tests'
+	# "../kselftest_harness.h" and "../lib.mk" would resolve in the tree,
+	# not in the overlay (pid_namespace's pid_max once ran with the
+	# unpatched 30 s harness that way).  build-selftests.sh checks every
+	# harness binary for the patched harness.
+	realdir tools
+	realdir tools/testing
+	rm -f "$src/tools/testing/selftests"
+	cp -as "$RUST_TREE/tools/testing/selftests" "$src/tools/testing/selftests"
 	for f in $files; do
 		cur=.
 		for c in $(dirname "$f" | tr / ' '); do
