@@ -115,17 +115,27 @@ impl NsCommon {
     /// The 64-bit namespace id (0 until `__ns_tree_gen_id()`).
     ///
     /// Stable for every `&NsCommon`, including one reached under RCU
-    /// from a tree: see the SAFETY comment.
+    /// from a tree: see the SAFETY comment. Loaded with `READ_ONCE()`
+    /// semantics, as `set_id()` stores it.
     #[inline]
     pub(crate) fn id(&self) -> u64 {
         // SAFETY: `self` is valid (type invariant) and `ns_id` an aligned
         // `u64` inside it. It is written only by `__ns_tree_gen_id()`
-        // (`ffi/exports/tree.rs`), before `__ns_tree_add_raw()` publishes
-        // the namespace on any tree with `rcu_assign_pointer()`
+        // (`ffi/exports/tree.rs`, through `set_id()`, a relaxed atomic
+        // store, so this relaxed load races with no plain access), before
+        // `__ns_tree_add_raw()` publishes the namespace on any tree with
+        // `rcu_assign_pointer()`
         // (include/linux/rbtree.h:107, include/linux/rculist.h:105, in
         // `rb_link_node_rcu()` and `list_add_rcu()`), which order the
         // store before any
-        // reader that finds the node; never again after that. On 7.3
+        // reader that finds the node; never again after that. Initial
+        // namespaces hold their id from `NS_COMMON_INIT()`
+        // (include/linux/ns_common.h:32) and are reached through tasks'
+        // credentials and pids before `ns_tree_add()` runs for them at boot
+        // (kernel/user_namespace.c:1418, kernel/pid_namespace.c:470); C
+        // stores the same id again there, plainly, but
+        // `__ns_tree_gen_id()` skips that store, so no store meets a
+        // reader. On 7.3
         // `ns_rcu` has storage of its own after `struct ns_tree`
         // (include/linux/ns/ns_common_types.h:119-120, asserted in
         // `ffi.rs`), so `kfree_rcu(ns, ns.ns_rcu)` of a removed namespace
@@ -133,7 +143,7 @@ impl NsCommon {
         // leaves `ns_id` intact until the memory is freed, after the
         // reader's grace period. (On 7.2, `ns_rcu` shared a union with
         // `ns_id`: such a reader could read 0 or a pointer.)
-        unsafe { *self.field::<u64>(layout::NS_TREE) }
+        unsafe { Atomic::from_ptr(self.field::<u64>(layout::NS_TREE)) }.load(Relaxed)
     }
 
     /// The `CLONE_NEW*` flag of the namespace type.
@@ -290,15 +300,18 @@ impl NsCommon {
         unsafe { bindings::ns_is_current(self.as_ptr()) }
     }
 
-    /// Sets the namespace id.
+    /// Sets the namespace id, with `WRITE_ONCE()` semantics.
     ///
     /// # Safety
     ///
-    /// The namespace must not be on any tree yet (nobody else reads the id).
+    /// The namespace must not be on any tree yet, and no other code may
+    /// read its id concurrently.
     pub(crate) unsafe fn set_id(&self, id: u64) {
-        // SAFETY: the caller guarantees exclusive access to `ns_id`, as
-        // C's `__ns_tree_gen_id()` has (kernel/nstree.c:392-400).
-        unsafe { *self.field::<u64>(layout::NS_TREE) = id };
+        // SAFETY: `ns_id` is an aligned `u64` inside the valid namespace;
+        // the caller guarantees that nobody reads it concurrently, as C's
+        // `__ns_tree_gen_id()` (kernel/nstree.c:392-400) assumes, and the
+        // Rust side accesses it only atomically (`id()`).
+        unsafe { Atomic::from_ptr(self.field::<u64>(layout::NS_TREE)) }.store(id, Relaxed);
     }
 }
 

@@ -71,7 +71,7 @@ pub(super) unsafe fn node_empty(node: *const bindings::ns_tree_node) -> bool {
 }
 
 /// `ns_tree_node_init()`: `RB_CLEAR_NODE()` + `INIT_LIST_HEAD()`
-/// (kernel/nstree.c:71-75).
+/// (kernel/nstree.c:73-77).
 ///
 /// # Safety
 ///
@@ -92,7 +92,7 @@ pub(super) unsafe fn node_init(node: *mut bindings::ns_tree_node) {
 }
 
 /// `ns_tree_root_init()`: an empty rbtree and a list head pointing to
-/// itself (kernel/nstree.c:83-87).
+/// itself (kernel/nstree.c:85-89).
 ///
 /// # Safety
 ///
@@ -284,7 +284,7 @@ unsafe fn ns_of_list<'a, K: TreeKind>(l: *mut bindings::list_head) -> &'a NsComm
 /// Inserts `node` into `root` ordered by `cmp`, which compares the new
 /// node with an existing one. Returns the existing node on a duplicate
 /// (and inserts nothing). This is `ns_tree_node_add()`
-/// (kernel/nstree.c:111-133): `rb_find_add_rcu()` plus a sorted
+/// (kernel/nstree.c:114-136): `rb_find_add_rcu()` plus a sorted
 /// `list_add_rcu()`, except on a duplicate, where C still adds the node
 /// to the list (see docs/walkthrough.md, "Deliberate differences").
 ///
@@ -336,7 +336,7 @@ pub(super) unsafe fn insert_node(
 }
 
 /// Removes `node` from the rbtree and the list (`ns_tree_node_del()`,
-/// kernel/nstree.c:142-147).
+/// kernel/nstree.c:145-150).
 ///
 /// # Safety
 ///
@@ -750,12 +750,15 @@ impl<K: TreeKind> TreeRoot<K> {
     ///
     /// # Safety
     ///
-    /// If the `K` node of `ns` is on a tree, it is on this one; and no
+    /// The `K` node of `ns` is either empty (`ns_tree_node_init()`,
+    /// kernel/nstree.c:73-77, or removed) or was inserted into this root
+    /// with [`insert`](Self::insert): a node that was never initialised
+    /// (a zero-filled `NS_COMMON_INIT` one) reads as linked. And no
     /// counted reference ([`NsRef`]) to `ns` remains (a counted reference
     /// keeps a namespace on its trees: [`Held`] relies on it).
     pub(crate) unsafe fn remove(&self, ns: &NsCommon, w: &WriteGuard) {
         if ns.on_tree::<K>(w) {
-            // SAFETY: on a tree, and on this one per the caller; the guard
+            // SAFETY: linked, so inserted into this root per the caller; the guard
             // serialises writers, as `write_seqlock()` does in
             // `__ns_tree_remove()` (kernel/nstree.c:241).
             unsafe { remove_node(self.as_raw(), ns.node::<K>()) };
@@ -1016,7 +1019,7 @@ pub(crate) fn type_root(ns_type: u32) -> Option<&'static TreeRoot<ByType>> {
 }
 
 /// Puts `ns` on its type tree `root`, the unified tree and its owner's
-/// tree (`__ns_tree_add_raw()`, kernel/nstree.c:195-231).
+/// tree (`__ns_tree_add_raw()`, kernel/nstree.c:197-231).
 ///
 /// # Safety
 ///

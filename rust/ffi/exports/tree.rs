@@ -191,7 +191,11 @@ pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
     // root (`to_ns_tree()`, include/linux/nstree.h:33-42), within the
     // caller's RCU read-side section (which `g` nests in); the caller is
     // `get_sequential_mnt_ns()` (fs/namespace.c:2164,2171), from the nsfs
-    // ioctl (fs/nsfs.c:340), which holds a count on `ns`.
+    // ioctl (fs/nsfs.c:340). Its first pass holds a count on `ns`; a later
+    // pass reached `ns` from this tree in the same read-side section
+    // (`guard(rcu)()`, fs/namespace.c:2168), so `ns` is on the tree or was
+    // removed from it within the current grace period, as the contract
+    // allows.
     let cur = unsafe {
         let root = TreeRoot::<ByType>::from_raw(ns_tree);
         Cursor::from_raw(root, NsCommon::from_raw(ns), &g)
@@ -220,15 +224,26 @@ static NAMESPACE_COOKIE: Atomic<u64> = Atomic::new(NS_LAST_INIT_ID + 1);
 /// `ns` must be valid and not yet on any tree.
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, id: u64) -> u64 {
-    // atomic64_inc_return(): fully ordered, returns the new value.
+    // SAFETY: valid per the function's contract.
+    let nsc = unsafe { NsCommon::from_raw(ns) };
     let id = if id != 0 {
+        // An initial namespace (`ns_tree_gen_id()`,
+        // include/linux/nstree.h:44-46): `NS_COMMON_INIT()` gave it this
+        // very id (include/linux/ns_common.h:32), and tasks may already
+        // read it. C stores the same value again, a plain store that races
+        // with those readers; storing nothing leaves the same id.
+        if nsc.id() == id {
+            return id;
+        }
         id
     } else {
+        // atomic64_inc_return(): fully ordered, returns the new value.
         NAMESPACE_COOKIE.fetch_add(1, Full) + 1
     };
-    // SAFETY: valid and unpublished per the function's contract, which is
-    // C's (`__ns_tree_gen_id()`, kernel/nstree.c:392, called before
-    // `ns_tree_add()`).
-    unsafe { NsCommon::from_raw(ns).set_id(id) };
+    // SAFETY: not on any tree per the function's contract, which is C's
+    // (`__ns_tree_gen_id()`, kernel/nstree.c:392, called before
+    // `ns_tree_add()`); the one namespace others can reach before that, an
+    // initial one, already holds `id` and returned above.
+    unsafe { nsc.set_id(id) };
     id
 }
