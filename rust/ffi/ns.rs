@@ -119,29 +119,28 @@ impl NsCommon {
     /// semantics, as `set_id()` stores it.
     #[inline]
     pub(crate) fn id(&self) -> u64 {
-        // SAFETY: `self` is valid (type invariant) and `ns_id` an aligned
-        // `u64` inside it. It is written only by `__ns_tree_gen_id()`
-        // (`ffi/exports/tree.rs`, through `set_id()`, a relaxed atomic
-        // store, so this relaxed load races with no plain access), before
-        // `__ns_tree_add_raw()` publishes the namespace on any tree with
-        // `rcu_assign_pointer()`
-        // (include/linux/rbtree.h:107, include/linux/rculist.h:105, in
-        // `rb_link_node_rcu()` and `list_add_rcu()`), which order the
-        // store before any
-        // reader that finds the node; never again after that. Initial
-        // namespaces hold their id from `NS_COMMON_INIT()`
-        // (include/linux/ns_common.h:32) and are reached through tasks'
-        // credentials and pids before `ns_tree_add()` runs for them at boot
-        // (kernel/user_namespace.c:1418, kernel/pid_namespace.c:470); C
-        // stores the same id again there, plainly, but
-        // `__ns_tree_gen_id()` skips that store, so no store meets a
-        // reader. On 7.3
-        // `ns_rcu` has storage of its own after `struct ns_tree`
+        // SAFETY: `self` is valid (type invariant), `ns_id` an aligned `u64`
+        // inside it, written by `__ns_common_init()` (0,
+        // kernel/nscommon.c:63) before anything reaches the namespace, and
+        // by `__ns_tree_gen_id()` (`ffi/exports/tree.rs`, a relaxed atomic
+        // store in `set_id()`) before `__ns_tree_add_raw()` publishes it
+        // with `rcu_assign_pointer()` (include/linux/rbtree.h:107,
+        // include/linux/rculist.h:105), which orders the store before any
+        // reader that finds the node; never again. Initial namespaces are
+        // reached earlier, through credentials and pids: the static ones
+        // hold their id from `NS_COMMON_INIT()`
+        // (include/linux/ns_common.h:32), so `__ns_tree_gen_id()` stores
+        // nothing for them from initcalls, when other CPUs run
+        // (kernel/user_namespace.c:1418, kernel/pid_namespace.c:470);
+        // `init_net` is set in `net_ns_init()` (init/main.c:1171), before
+        // `rest_init()` (init/main.c:1190) starts the other CPUs. (Until
+        // patch 4, C's `__ns_tree_gen_id()` stores the static id again,
+        // kernel/nstree.c:397: upstream's race with its own readers.) On
+        // 7.3 `ns_rcu` has storage of its own
         // (include/linux/ns/ns_common_types.h:119-120, asserted in
-        // `ffi.rs`), so `kfree_rcu(ns, ns.ns_rcu)` of a removed namespace
-        // that an RCU reader still reaches (kernel/user_namespace.c:231)
-        // leaves `ns_id` intact until the memory is freed, after the
-        // reader's grace period. (On 7.2, `ns_rcu` shared a union with
+        // `ffi.rs`), so `kfree_rcu()` of a namespace an RCU reader still
+        // reaches (kernel/user_namespace.c:231) leaves `ns_id` intact until
+        // the grace period ends. (On 7.2 `ns_rcu` shared a union with
         // `ns_id`: such a reader could read 0 or a pointer.)
         unsafe { Atomic::from_ptr(self.field::<u64>(layout::NS_TREE)) }.load(Relaxed)
     }

@@ -224,14 +224,18 @@ static NAMESPACE_COOKIE: Atomic<u64> = Atomic::new(NS_LAST_INIT_ID + 1);
 /// `ns` must be valid and not yet on any tree.
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, id: u64) -> u64 {
-    // SAFETY: valid per the function's contract.
+    // SAFETY: valid per the function's contract, C's (`__ns_tree_gen_id()`,
+    // kernel/nstree.c:392).
     let nsc = unsafe { NsCommon::from_raw(ns) };
     let id = if id != 0 {
         // An initial namespace (`ns_tree_gen_id()`,
-        // include/linux/nstree.h:44-46): `NS_COMMON_INIT()` gave it this
-        // very id (include/linux/ns_common.h:32), and tasks may already
-        // read it. C stores the same value again, a plain store that races
-        // with those readers; storing nothing leaves the same id.
+        // include/linux/nstree.h:44-46). A static one already holds this
+        // very id from `NS_COMMON_INIT()` (include/linux/ns_common.h:32),
+        // and tasks on other CPUs may be reading it: C stores the same
+        // value again, a plain store that races with those readers;
+        // storing nothing leaves the same id. (`init_net` holds 0 here,
+        // from `ns_common_init()`, and is set below while only the boot
+        // CPU runs.)
         if nsc.id() == id {
             return id;
         }
@@ -242,8 +246,10 @@ pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, i
     };
     // SAFETY: not on any tree per the function's contract, which is C's
     // (`__ns_tree_gen_id()`, kernel/nstree.c:392, called before
-    // `ns_tree_add()`); the one namespace others can reach before that, an
-    // initial one, already holds `id` and returned above.
+    // `ns_tree_add()`). Initial namespaces are reachable before that:
+    // a static one already holds `id` and returned above; `init_net` is
+    // set while only the boot CPU runs: `net_ns_init()` (init/main.c:1171)
+    // comes before `rest_init()` (init/main.c:1190).
     unsafe { nsc.set_id(id) };
     id
 }
