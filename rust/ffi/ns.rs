@@ -32,8 +32,14 @@ pub(crate) const fn is_initial_id(id: u64) -> bool {
 }
 
 /// The bytes of a `struct ns_common`, with its size and alignment
-/// (asserted against the C compiler's in `ffi.rs`).
-#[repr(C, align(64))]
+/// (asserted against the C compiler's in `ffi.rs`). Its first member is
+/// `____cacheline_aligned_in_smp` (include/linux/ns/ns_common_types.h:114):
+/// a cache line (`L1_CACHE_BYTES`, 64 on x86-64) with `CONFIG_SMP`, and
+/// the alignment of its widest field without. `repr(align)` takes only
+/// a literal, so the two cases are spelled out; the assertions fail the
+/// build on an architecture where either is wrong.
+#[cfg_attr(CONFIG_SMP, repr(C, align(64)))]
+#[cfg_attr(not(CONFIG_SMP), repr(C, align(8)))]
 pub(super) struct Storage([u8; layout::SIZE]);
 
 /// A namespace: `struct ns_common`, opaque.
