@@ -52,9 +52,11 @@
 //! The crate's sleeping functions are `cond_resched()`, the `put_user()`
 //! of `UserIds::push_all()` and dropping an `NsRef` (`ops->put()`; e.g.
 //! `put_mnt_ns()` takes `namespace_sem`). Where it can, the crate makes the
-//! mistake impossible by construction: `push_all()` takes the caller's RCU
-//! guard by value and drops it before writing to user space, and the walk
-//! in `listns()` drops counted references only after that.
+//! mistake harder: `push_all()` takes the caller's RCU guard by value and
+//! drops it before writing to user space, and the walk in `listns()` drops
+//! counted references only after that. A second, outer guard the caller
+//! still holds would keep the section open: that case is the exception
+//! above, for the run-time check to report.
 //!
 //! `unsafe` code is confined to [`ffi`]; every other module is
 //! `#![forbid(unsafe_code)]`. The C entry points (`#[export]`, all

@@ -122,6 +122,11 @@ def insert_expect_mod(path, reason):
     lines = open(path).read().split("\n")
     i = inner_attr_at(lines)
     lines[i:i] = ["", f'#![expect(dead_code, reason = "{reason}")]']
+    # No blank line between it and the file's own inner attributes, as
+    # rustfmt writes them.
+    j = i + 2
+    if j + 1 < len(lines) and not lines[j].strip() and lines[j + 1].startswith("#!["):
+        del lines[j]
     open(path, "w").write("\n".join(lines))
 
 
