@@ -30,6 +30,8 @@ else
 fi
 
 cp=("$PRISTINE/scripts/checkpatch.pl" --no-tree --quiet --show-types)
+# Findings c-glue/checkpatch-accepted lists (with why) are not findings.
+filter_accepted() { python3 "$REPO/scripts/checkpatch-filter.py" "$REPO/c-glue/checkpatch-accepted"; }
 # The series: checkpatch in git mode on the applied commits (on mbox
 # files its hunk tracking runs past the last hunk into the signature).
 WORK="$NSTREE_CACHE/trees/work"
@@ -58,8 +60,9 @@ fi
 # kernel without listns() by its ENOSYS.
 kfiles=$(find "$REPO/c-glue" -name '*.[ch]')
 ufiles=$(find "$REPO/selftests" "$REPO/tools" "$REPO/bench" "$REPO/peers" -name '*.[ch]')
-out=$("${cp[@]}" -f $kfiles 2>&1
-      "${cp[@]}" --ignore PREFER_DEFINED_ATTRIBUTE_MACRO,ENOSYS -f $ufiles 2>&1)
+out=$({ "${cp[@]}" -f $kfiles 2>&1
+      "${cp[@]}" --ignore PREFER_DEFINED_ATTRIBUTE_MACRO,ENOSYS -f $ufiles 2>&1; } |
+	filter_accepted)
 if [ -z "$out" ]; then verdict[checkpatch-c]=clean; rm -f "$LOGS/checkpatch-c.log"; else
 	echo "$out" >"$LOGS/checkpatch-c.log"
 	verdict[checkpatch-c]="$(grep -cE '^(ERROR|WARNING|CHECK)' <<<"$out") findings (see $LOGS/checkpatch-c.log)"; fail=1
