@@ -70,6 +70,11 @@ configure() {
 		[ -n "${known[${opt#CONFIG_}]:-}" ] || continue
 		echo "$line" >>"$f"
 	done < <(cat "$REPO/configs/base.config" "$REPO/configs/$v.config" "$@")
+	# Without KUnit, the options that depend on it (CONFIG_KUNIT_*,
+	# CONFIG_*_KUNIT_TEST) cannot be set: the fragments do not ask for them.
+	if grep -qx 'CONFIG_KUNIT=n' "$f"; then
+		sed -i '/^CONFIG_[A-Z0-9_]*KUNIT[A-Z0-9_]*=y$/d' "$f"
+	fi
 	rm -f "$T/.build-$v/.nstree-frags"
 	configure_frags "series-$v" "$T" "$T/.build-$v" "$f"
 	seed_fixup "$T" "$T/.build-$v"
