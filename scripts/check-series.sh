@@ -49,8 +49,6 @@ else
 	done
 fi
 
-# checkpatch findings minus the accepted ones (c-glue/checkpatch-accepted).
-filter_accepted() { python3 "$REPO/scripts/checkpatch-filter.py" "$REPO/c-glue/checkpatch-accepted"; }
 
 # configure VARIANT [FRAGMENT...]: allnoconfig + fragments, checked.  An
 # option the tree does not have yet at this step of the series (the KUnit

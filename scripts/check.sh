@@ -30,8 +30,6 @@ else
 fi
 
 cp=("$PRISTINE/scripts/checkpatch.pl" --no-tree --quiet --show-types)
-# Findings c-glue/checkpatch-accepted lists (with why) are not findings.
-filter_accepted() { python3 "$REPO/scripts/checkpatch-filter.py" "$REPO/c-glue/checkpatch-accepted"; }
 # The series: checkpatch in git mode on the applied commits (on mbox
 # files its hunk tracking runs past the last hunk into the signature).
 WORK="$NSTREE_CACHE/trees/work"

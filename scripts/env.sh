@@ -111,6 +111,11 @@ configure_frags() {
 log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# filter_accepted < checkpatch output: the findings that
+# c-glue/checkpatch-accepted does not list (TYPE, file, why), for
+# check.sh and check-series.sh.  Needs REPO.
+filter_accepted() { python3 "$REPO/scripts/checkpatch-filter.py" "$REPO/c-glue/checkpatch-accepted"; }
+
 # seed_copy SRC_BUILD DST_BUILD: a new build directory copied from a built
 # one of another tree (mtimes kept), so that the first build in it only
 # rebuilds what differs; seed_fixup (after configuring) completes it.
