@@ -49,7 +49,6 @@ else
 	done
 fi
 
-
 # configure VARIANT [FRAGMENT...]: allnoconfig + fragments, checked.  An
 # option the tree does not have yet at this step of the series (the KUnit
 # option comes with the last patch) is left out of the fragments.
