@@ -97,6 +97,9 @@ def parse(path):
     checks["guest finished"] = ("pass", "") if done else ("fail", "no NSTREE-DONE: timeout or crash")
     bad = [l for l in lines if BAD.search(l)]
     checks["kernel log clean"] = ("fail", bad[0].strip()) if bad else ("pass", "")
+    # The guest runner's own failures (qemu/run-tests.sh: NSTREE-ERROR).
+    err = [l for l in lines if l.startswith("NSTREE-ERROR")]
+    checks["runner sane"] = ("fail", err[0].strip()) if err else ("pass", "")
 
     current, plan, seen, kunit_suite, retry = None, None, 0, None, None
     names = set()  # the test names of the current binary, to keep duplicates apart

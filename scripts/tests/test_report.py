@@ -121,8 +121,8 @@ class Run:
         return self.out
 
 
-# The health checks add 6 passes (3 a kernel) to every run.
-HEALTH = 6
+# The health checks add 8 passes (4 a kernel) to every run.
+HEALTH = 8
 
 KNOWN_CLONE3 = ("fail\tempty_mntns/clone3_empty_mntns_test:global.unknown_flags_rejected\t"
                 "clone3_empty_mntns_test.c:*:unknown_flags_rejected:Expected wait_for_pid(pid) (1) == 0 (0)\t"
@@ -313,6 +313,14 @@ class Shards(unittest.TestCase):
                    console(KUNIT, self.BLOCKS[2], rust=True)])
         st = run.result("c", "kunit/nstree_rs_trees:initial_ids_are_one_to_last_init_id")
         self.assertEqual(st[0], "fail", f"{run}")
+
+    def test_a_runner_error_fails_its_kernel(self):
+        # qemu/run-tests.sh's own check of user_pids (settle() relies on it).
+        err = console(KUNIT, "NSTREE-ERROR user_pids is broken: []", *self.BLOCKS)
+        run = Run(console(KUNIT, *self.BLOCKS), err.replace("NSTREE-IMPL c", "NSTREE-IMPL rust"))
+        self.assertEqual(run.json["rust"]["checks"]["runner sane"][0], "fail", f"{run}")
+        self.assertEqual(run.json["c"]["checks"]["runner sane"][0], "pass", f"{run}")
+        self.assertNotEqual(run.failed, 0, f"{run}")
 
 
 class TapResult(unittest.TextTestResult):
