@@ -27,6 +27,10 @@ mapfile -t SERIES < <(series_patches "$REPO" | grep -v "/patches/selftests/")
 [ -f "$(variant_build c base)/vmlinux" ] || die "build the C kernel first (make kernel VARIANT=c)"
 [ -e "${SERIES[0]}" ] || die "no patches in $REPO/patches (make patches)"
 git_q() { git -c user.name=nstree-rs -c user.email=nstree-rs@localhost "$@"; }
+# The series tree is a git tree: without LOCALVERSION, scripts/setlocalversion
+# appends "+" to its release, and UTS_RELEASE (kernel/sys.o) would differ
+# from the pristine tree's.  Set, even empty, it appends nothing.
+export LOCALVERSION=
 
 # REUSE=1: the tree and build directories of the previous run, reset to
 # "base" (the builds stay warm).
