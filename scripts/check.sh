@@ -75,6 +75,15 @@ else
 	verdict[bench-report]="$(tail -1 <<<"$report_out") (see $LOGS/bench-report-test.log)"; fail=1
 fi
 
+# scripts/compare-objects.py (make check-series' C-identical step) on two
+# small synthetic builds: stamps, link order, the Rust-helper rule.
+if cmp_out=$(python3 "$REPO/scripts/tests/test_compare_objects.py" 2>&1); then
+	verdict[compare-objects]="$(tail -1 <<<"$cmp_out")"
+else
+	echo "$cmp_out" >"$LOGS/compare-objects-test.log"
+	verdict[compare-objects]="$(tail -1 <<<"$cmp_out") (see $LOGS/compare-objects-test.log)"; fail=1
+fi
+
 # Every unsafe block/impl with a SAFETY comment, every unsafe fn with a
 # Safety section, unsafe only under rust/ffi/, no safe fn with a duty.
 unsafe_out=$(python3 "$REPO/scripts/check-unsafe.py" "${rs[@]}")
@@ -111,4 +120,5 @@ echo "$unsafe_out"
 echo "$cite_out"
 echo "$excerpt_out"
 printf '%-18s %s\n' bench-report "${verdict[bench-report]}"
+printf '%-18s %s\n' compare-objects "${verdict[compare-objects]}"
 exit $fail
