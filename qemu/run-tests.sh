@@ -31,50 +31,37 @@ in_shard() {
 	[ "$s" = "$k" ]
 }
 
-# now: the uptime in hundredths of a second.
-now() { awk '{ printf "%d", $1 * 100 }' /proc/uptime; }
-
-# The pids of every process that is not a kernel thread ("Kthread:" in
-# /proc/PID/status, fs/proc/array.c), zombies included: a zombie's cred
-# holds its user namespace active until it is reaped (release_task() ->
-# exit_cred_namespaces(), kernel/exit.c).  (Not "[ -s /proc/PID/cmdline ]":
-# procfs files have size 0, so that test is false for every process; cat
-# goes on past a process that is gone, busybox awk would stop.)
-user_pids() {
-	if [ "${NSTREE_RUNNER_MUTANT:-}" = user_pids ]; then
-		# The former test, for scripts/runner-settle-power.sh only.
-		for d in /proc/[0-9]*; do
-			[ -s "$d/cmdline" ] && echo "${d#/proc/}"
-		done
-		return 0
-	fi
-	cat /proc/[0-9]*/status 2>/dev/null |
-		awk '$1 == "Pid:" { p = $2 } $1 == "Kthread:" && $2 == "0" { print p }'
+# now: NOW = the uptime in hundredths of a second, without a process
+# (each one costs tens of milliseconds on a debug kernel under TCG, and
+# the runner takes the time twice a test).  /proc/uptime has two
+# decimals, and the guest has been up for seconds: no leading zero.
+now() {
+	read -r up _ </proc/uptime
+	NOW=${up%.*}${up#*.}
 }
 
-# Wait (up to 30 s) until processes a test left behind (orphans that
-# sleep, autoreaped children) are gone, so that they cannot change the
-# next test's namespace baseline; then until listns() is stable.
-settle() {
-	n=0
-	while [ $n -lt 300 ]; do
-		extra=$(user_pids | grep -vxF "$baseline_pids" | grep -vx "$$")
-		# Our own pipeline's short-lived processes are fine.
-		[ -z "$(for p in $extra; do [ -e /proc/$p ] && echo $p; done)" ] && break
-		sleep 0.1
-		n=$((n + 1))
-	done
-	if [ $n -ge 300 ]; then
-		# Not waited for again: one test's daemon must not cost
-		# every later test 30 s.
-		echo "# nstree-rs: processes left behind: $extra"
-		baseline_pids="$baseline_pids
-$extra"
+# run LIMIT_S COMMAND...: COMMAND, killed after LIMIT_S seconds, and
+# then every process it left behind reaped (tools/nsrun: a child
+# subreaper, so a test's orphans are reparented to it and waited for
+# exactly, up to 30 s; a zombie keeps its user namespace active until it
+# is reaped).  nstree.runner_mutant=nowait is the runner before it waited
+# (scripts/runner-settle-power.sh).
+run() {
+	lim=$1
+	shift
+	if [ "${NSTREE_RUNNER_MUTANT:-}" = nowait ]; then
+		nsrun -n "$lim" 30 "$@"
+	else
+		nsrun "$lim" 30 "$@"
 	fi
-	# Only the namespaces suites count listns() against a baseline; the
-	# others need no stable list (the wait adds up over the hundreds of
-	# their tests on the debug kernels).
-	case $name in namespaces/* | nstree-rs/*) [ -x /usr/bin/nssettle ] && nssettle ;; esac
+}
+
+# Before each test: its predecessor's processes are gone (run()); the
+# namespaces suites also wait until listns() is stable (teardown is
+# partly asynchronous: tools/nssettle).  The others need no stable list
+# (the wait adds up over the hundreds of their tests on the debug kernels).
+settle() {
+	case $name in namespaces/* | nstree-rs/*) nssettle ;; esac
 }
 # The tests of a kselftest-harness binary, as "fixture[.variant].test"
 # names for -r, from its -l listing (fixed columns: fixture, variant, test;
@@ -117,14 +104,16 @@ harness_tests() {
 # comparison would never see it.)
 run_one() {
 	settle
-	t1=$(now)
-	timeout -s KILL "$harness_kill" "$1" -r "$2" </dev/null >/tmp/out.txt 2>&1
+	now
+	t1=$NOW
+	run "$harness_kill" "$1" -r "$2" </dev/null >/tmp/out.txt 2>&1
 	r=$?
-	t2=$(now)
+	now
+	t2=$NOW
 	cat /tmp/out.txt
 	# The harness's own limit for this test (the overlay's kselftest
 	# harness prints it, peers/selftest-fixes/0000-*), else ours.
-	lim=$(sed -n 's/^# NSTREE-TIMEOUT \([0-9]*\).*/\1/p' /tmp/out.txt | head -1)
+	lim=$(sed -n '/^# NSTREE-TIMEOUT /{s/^# NSTREE-TIMEOUT \([0-9]*\).*/\1/p;q;}' /tmp/out.txt)
 	echo "NSTREE-TIME $name:$2 secs=$(((t2 - t1) / 100)).$(((t2 - t1) % 100 / 10)) limit=${lim:-$harness_kill}"
 	# A name the harness did not run must not vanish silently.
 	grep -qE "^(not )?ok [0-9]+ $2( |\$)" /tmp/out.txt ||
@@ -133,12 +122,14 @@ run_one() {
 }
 
 cd /tmp
-baseline_pids=$(user_pids)
-# settle() is only as good as user_pids: it must see this shell, and must
-# not take a kernel thread (kthreadd, pid 2) for a test's leftover.
-if ! echo "$baseline_pids" | grep -qx "$$" || echo "$baseline_pids" | grep -qx 2; then
-	echo "NSTREE-ERROR user_pids is broken: [$baseline_pids]"
-fi
+# The runner's own check of run(): a command that leaves a process
+# asleep for a second must take that second.
+now
+t1=$NOW
+run 10 sh -c 'sleep 1 &' >/dev/null 2>&1
+now
+[ $((NOW - t1)) -ge 100 ] ||
+	echo "NSTREE-ERROR run() did not wait for a leftover process ($((NOW - t1))0 ms)"
 for suite_dir in /tests/*/; do
 	suite=$(basename "$suite_dir")
 	for t in "$suite_dir"*; do
@@ -150,15 +141,18 @@ for suite_dir in /tests/*/; do
 		# Helper binaries some tests exec from their working directory.
 		[ -d "${suite_dir}.helpers" ] && ln -s "${suite_dir}".helpers/* /tmp/run/
 		echo "NSTREE-TEST-BEGIN $name"
-		t0=$(cut -d' ' -f1 /proc/uptime)
+		now
+		t0=$NOW
 		tests=$(harness_tests "$t")
 		if [ -z "$tests" ]; then
 			# Not a kselftest-harness binary: run it as it is.
-			t1=$(now)
-			{ timeout -s KILL "$timeout" "$t" </dev/null 2>&1; echo $? >/tmp/rc.txt; } |
+			now
+			t1=$NOW
+			{ run "$timeout" "$t" </dev/null 2>&1; echo $? >/tmp/rc.txt; } |
 				tee /tmp/out.txt
 			rc=$(cat /tmp/rc.txt)
-			t2=$(now)
+			now
+			t2=$NOW
 			echo "NSTREE-TIME $name secs=$(((t2 - t1) / 100)).$(((t2 - t1) % 100 / 10)) limit=$timeout"
 			# No TAP at all (plain kselftest programs): the exit
 			# status is the result, as kselftest's runner has it:
@@ -180,7 +174,8 @@ for suite_dir in /tests/*/; do
 				run_one "$t" "$tn" || rc=$?
 			done
 		fi
-		echo "NSTREE-TEST-END $name rc=$rc secs=$(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)"
+		now
+		echo "NSTREE-TEST-END $name rc=$rc secs=$(((NOW - t0) / 100)).$(((NOW - t0) % 100 / 10))"
 		cd /tmp && rm -rf /tmp/run
 	done
 done

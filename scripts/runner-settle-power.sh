@@ -3,8 +3,8 @@
 # runner-settle-power.sh [N]: the power of the guest runner's settle step
 # (qemu/run-tests.sh settle(), tested by selftests/runner_settle_test.c),
 # measured: N boots of the C kernel with the runner as it is and N with
-# its mutant (nstree.runner_mutant=user_pids: the former user_pids(),
-# which saw no process at all), each running runner_settle_test and the
+# its mutant (nstree.runner_mutant=nowait: the runner as it was before it
+# waited for a test's leftovers), each running runner_settle_test and the
 # upstream pair it stands for (namespaces/regression_pidfd_setns_test
 # then namespaces/stress_test).  Prints, for each runner, how many boots
 # passed the_orphan_is_gone and stress_test, and how many flagged the
@@ -27,12 +27,12 @@ declare -A orphan stress err
 for runner in fixed mutant; do
 	orphan[$runner]=0 stress[$runner]=0 err[$runner]=0
 	append=
-	[ $runner = fixed ] || append=nstree.runner_mutant=user_pids
+	[ $runner = fixed ] || append=nstree.runner_mutant=nowait
 	for i in $(seq "$n"); do
 		NSTREE_APPEND=$append "$Q/run.sh" c test "$filter" >/dev/null 2>&1 ||
 			die "boot $i of the $runner runner did not finish"
 		grep -q '^ok 1 global.the_orphan_is_gone' "$log" && orphan[$runner]=$((orphan[$runner] + 1))
-		grep -q '^NSTREE-ERROR user_pids' "$log" && err[$runner]=$((err[$runner] + 1))
+		grep -q '^NSTREE-ERROR run() did not wait' "$log" && err[$runner]=$((err[$runner] + 1))
 		# stress_test passes if none of its tests failed.
 		awk '/^NSTREE-TEST-BEGIN namespaces\/stress_test/ { s = 1 }
 		     /^NSTREE-TEST-END/ { s = 0 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The guest runner's settle step, tested: qemu/run-tests.sh runs each
- * kselftest-harness test on its own and, before each, waits until the
- * processes earlier tests left behind are gone and listns() is stable.
+ * kselftest-harness test on its own, waits until the processes it left
+ * behind are reaped (tools/nsrun) and, before the next, until listns()
+ * is stable.
  * Upstream tests that compare listns() with a baseline depend on it
  * (namespaces/stress_test after regression_pidfd_setns_test, whose
  * simple_pidfd_setns_clone leaves a child asleep for 2 s in four new
@@ -11,9 +12,9 @@
  * The first test leaves such an orphan behind: asleep for ORPHAN_S in a
  * new user namespace, whose id it writes to ID_FILE.  The second, run
  * after the runner settled, fails if that namespace is still listed.
- * A runner that does not wait for the orphan (as before the fix of
- * user_pids(), whose "[ -s /proc/PID/cmdline ]" was false for every
- * process) fails the second test; one that waits passes it.
+ * A runner that does not wait for the orphan (as before: its process
+ * list tested "[ -s /proc/PID/cmdline ]", false for every process in
+ * procfs) fails the second test; one that waits passes it.
  */
 #define _GNU_SOURCE
 #include <signal.h>

@@ -315,8 +315,8 @@ class Shards(unittest.TestCase):
         self.assertEqual(st[0], "fail", f"{run}")
 
     def test_a_runner_error_fails_its_kernel(self):
-        # qemu/run-tests.sh's own check of user_pids (settle() relies on it).
-        err = console(KUNIT, "NSTREE-ERROR user_pids is broken: []", *self.BLOCKS)
+        # qemu/run-tests.sh's own check of run() (tools/nsrun).
+        err = console(KUNIT, "NSTREE-ERROR run() did not wait for a leftover process (30 ms)", *self.BLOCKS)
         run = Run(console(KUNIT, *self.BLOCKS), err.replace("NSTREE-IMPL c", "NSTREE-IMPL rust"))
         self.assertEqual(run.json["rust"]["checks"]["runner sane"][0], "fail", f"{run}")
         self.assertEqual(run.json["c"]["checks"]["runner sane"][0], "pass", f"{run}")
