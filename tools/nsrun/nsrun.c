@@ -34,14 +34,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-static volatile sig_atomic_t alarmed;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	alarmed = 1;
-}
-
 /* Our children still alive, from /proc/PID/stat's ppid field. */
 static void print_leftovers(void)
 {
@@ -72,11 +64,19 @@ static void print_leftovers(void)
 	fflush(stdout);
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
-	int status = 0, child_status = 0, nowait = 0;
-	unsigned int limit, leftover;
+	int status, child_status = 0, nowait = 0, child_done = 0;
+	double deadline;
+	sigset_t chld;
 	pid_t child, pid;
 
 	if (argc > 1 && !strcmp(argv[1], "-n")) {
@@ -88,14 +88,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nsrun [-n] LIMIT_S LEFTOVER_S COMMAND [ARG...]\n");
 		return 125;
 	}
-	limit = strtoul(argv[1], NULL, 10);
-	leftover = strtoul(argv[2], NULL, 10);
 	if (!nowait && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) {
 		perror("nsrun: PR_SET_CHILD_SUBREAPER");
 		return 125;
 	}
-	/* No SA_RESTART: the alarm interrupts waitpid(). */
-	sigaction(SIGALRM, &sa, NULL);
+	/*
+	 * SIGCHLD blocked and waited for with sigtimedwait(): no handler.
+	 * An ignored SIGCHLD (inherited across exec) would autoreap.
+	 */
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
 
 	child = fork();
 	if (child < 0) {
@@ -103,41 +107,41 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	if (child == 0) {
+		sigprocmask(SIG_UNBLOCK, &chld, NULL);
 		execvp(argv[3], argv + 3);
 		perror("nsrun: exec");
 		_exit(126);
 	}
 
-	alarm(limit);
+	deadline = now() + strtoul(argv[1], NULL, 10);
 	for (;;) {
-		pid = waitpid(child, &child_status, 0);
-		if (pid == child)
-			break;
-		if (pid < 0 && errno == EINTR && alarmed) {
-			kill(child, SIGKILL);
-			alarmed = 0;
-		} else if (pid < 0 && errno != EINTR) {
-			perror("nsrun: waitpid");
-			return 125;
-		}
-	}
-	alarm(0);
+		struct timespec ts;
+		double left;
 
-	if (!nowait) {
-		alarmed = 0;
-		alarm(leftover);
-		for (;;) {
-			pid = waitpid(-1, &status, 0);
-			if (pid > 0)
-				continue;
-			if (errno == ECHILD)
-				break;
-			if (errno == EINTR && alarmed) {
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid == child) {
+				child_status = status;
+				child_done = 1;
+				/* Now the leftovers' time. */
+				deadline = now() + strtoul(argv[2], NULL, 10);
+			}
+		}
+		/* ECHILD: nothing left to reap. */
+		if (child_done && (nowait || (pid < 0 && errno == ECHILD)))
+			break;
+		left = deadline - now();
+		if (left <= 0) {
+			if (child_done) {
 				print_leftovers();
 				break;
 			}
+			kill(child, SIGKILL);
+			deadline = now() + 3600;
+			continue;
 		}
-		alarm(0);
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		sigtimedwait(&chld, NULL, &ts);
 	}
 
 	if (WIFSIGNALED(child_status))
