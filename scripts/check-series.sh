@@ -179,6 +179,29 @@ if [ $bad = 0 ]; then
 		extra+=("series, C choice, against the pristine C build: DIFFERS (see $clog): $(tail -1 "$clog")")
 		bad=$((bad + 1))
 	fi
+	# Without CONFIG_RUST there are no Rust helpers either: then every
+	# object must be identical, with no exception (--strict).  Both trees
+	# built with the C kernel's fragments and CONFIG_RUST=n, in build
+	# directories of their own.
+	printf 'CONFIG_RUST=n\n' >"$T/.norust.config"
+	nfrags=("$REPO/configs/base.config" "$REPO/configs/c.config")
+	[ ! -f "$REPO/configs/series-$LINUX_SERIES.config" ] || nfrags+=("$REPO/configs/series-$LINUX_SERIES.config")
+	nok=1
+	for side in pristine series; do
+		tree=$T
+		[ $side = series ] || tree=$PRISTINE
+		mkdir -p "$tree/.build-c-norust"
+		configure_frags "c-norust-$side" "$tree" "$tree/.build-c-norust" "${nfrags[@]}" "$T/.norust.config"
+		kmake "$tree" "$tree/.build-c-norust" -j"$JOBS" bzImage >"$LOGS/check-series-norust-$side.log" 2>&1 || nok=0
+	done
+	clog="$LOGS/check-series-c-identical-norust.log"
+	if [ $nok = 1 ] && python3 "$REPO/scripts/compare-objects.py" --strict "$PRISTINE/.build-c-norust" \
+		"$T/.build-c-norust" >"$clog" 2>&1; then
+		extra+=("series, C choice, CONFIG_RUST=n, against the pristine tree: $(tail -1 "$clog")")
+	else
+		extra+=("series, C choice, CONFIG_RUST=n, against the pristine tree: DIFFERS or does not build (see $clog, $LOGS/check-series-norust-*.log): $(tail -1 "$clog" 2>/dev/null)")
+		bad=$((bad + 1))
+	fi
 fi
 
 echo

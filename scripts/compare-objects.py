@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Are two kernel builds' objects byte-identical?
 
-compare-objects.py A B
+compare-objects.py [--strict] A B
 
 A and B are kernel build directories (O=) of the same configuration
 options, built from two source trees: here the pristine tree and the tree
@@ -103,9 +103,14 @@ def helpers_only(a, b):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    strict = bool(args) and args[0] == "--strict"
+    if strict:
+        args = args[1:]
+        HELPERS.clear()
+    if len(args) != 2:
         sys.exit(__doc__)
-    a, b = sys.argv[1:]
+    a, b = args
     bad = []
     la, lb = members(a, "vmlinux.a"), members(b, "vmlinux.a")
     if not la:

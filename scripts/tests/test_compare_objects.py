@@ -43,8 +43,8 @@ def build(root, files, order=ORDER):
     subprocess.run(["ar", "cDPrST", "vmlinux.a"] + objs, cwd=root, check=True)
 
 
-def run(a, b):
-    p = subprocess.run([sys.executable, TOOL, a, b], capture_output=True, text=True)
+def run(a, b, *opts):
+    p = subprocess.run([sys.executable, TOOL, *opts, a, b], capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -94,6 +94,11 @@ def main():
             build(b, {**BASE, **change}, order)
             rc, out = run(a, b)
             check(name, rc == rc_want and text in out, f"exit {rc}\n{out}")
+            if "added Rust helper" in name:
+                # CONFIG_RUST=n builds are compared with --strict.
+                rc, out = run(a, b, "--strict")
+                check(f"{name}, --strict: fails", rc == 1 and "differs: rust/helpers/helpers.o" in out,
+                      f"exit {rc}\n{out}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
