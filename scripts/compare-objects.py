@@ -16,8 +16,9 @@ out.
 - The member lists of vmlinux.a must be the same, in the same order
   (the link order).
 - Every object must be byte-identical, with two kinds of exceptions:
-  - the build stamps (init/version*.o: the build counter and time), listed
-    and not counted;
+  - the build stamps (init/version*.o: the build counter and time;
+    usr/initramfs_data.o: the built-in initramfs, stamped with the build
+    time), listed and not counted;
   - the Rust helpers (rust/helpers/helpers.o and rust/exports.o, built
     because the configuration has CONFIG_RUST=y): the series adds helpers
     that only its Rust code calls.  There every symbol A defines must be
@@ -36,8 +37,10 @@ import subprocess
 import sys
 
 # Objects that record when and how often the tree was built, not what
-# it is built from (init/Makefile: UTS_VERSION, the build counter).
-STAMPS = {"init/version.o", "init/version-timestamp.o"}
+# it is built from (init/Makefile: UTS_VERSION, the build counter;
+# usr/gen_init_cpio.c: the built-in initramfs's entries carry the build
+# time as their mtime).
+STAMPS = {"init/version.o", "init/version-timestamp.o", "usr/initramfs_data.o"}
 # Objects to which the series adds Rust helpers (c-glue/edits/helpers-*.diff,
 # c-glue/rust/helpers/), and what an added symbol there may be called.
 HELPERS = {"rust/helpers/helpers.o", "rust/exports.o"}
