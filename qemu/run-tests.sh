@@ -46,14 +46,12 @@ now() {
 # exactly, up to 30 s; a zombie keeps its user namespace active until it
 # is reaped).  nstree.runner_mutant=nowait is the runner before it waited
 # (scripts/runner-settle-power.sh).
+nsrun_opt=
+[ "${NSTREE_RUNNER_MUTANT:-}" != nowait ] || nsrun_opt=-n
 run() {
-	lim=$1
+	local limit=$1
 	shift
-	if [ "${NSTREE_RUNNER_MUTANT:-}" = nowait ]; then
-		nsrun -n "$lim" 30 "$@"
-	else
-		nsrun "$lim" 30 "$@"
-	fi
+	nsrun $nsrun_opt "$limit" 30 "$@"
 }
 
 # Before each test: its predecessor's processes are gone (run()); the
