@@ -147,7 +147,8 @@ seed_fixup() {
 	if [ -x "$objtool" ] && [ "$objtool" -nt "$build/.nstree-seeded" ]; then
 		changed=$(mktemp)
 		{
-			git -C "$tree" diff --name-only base HEAD 2>/dev/null | sed "s|^|$tree/|"
+			# A tree without git (the bench trees) names its files in $more.
+			git -C "$tree" diff --name-only base HEAD 2>/dev/null | sed "s|^|$tree/|" || :
 			[ -z "$more" ] || sed "s|^|$tree/|" "$more"
 			find "$build" -newer "$build/.nstree-seeded" -type f \
 				! -path "$build/tools/*" ! -name '*.o' ! -name '*.a' ! -name '.*.cmd' \
