@@ -46,10 +46,24 @@ user:x:1000:
 nogroup:x:65534:
 GR
 # Shard plans (qemu/run-tests.sh, NSTREE_SHARD=K/N): the binaries split by
-# the run times earlier runs recorded in their console logs.
+# the run times earlier runs recorded in their console logs, else by the
+# committed weights of a run (qemu/shard-weights-*.txt).  One plan for
+# the base and one for the debug kernels (NSTREE_PLAN=base|debug): a
+# test's share of the time differs between them (ns_difftest is 43% of
+# a base shard's time, 26% of a debug one's); shard-plan-N, from every
+# log, is for a guest that names no flavour.
 python3 "$REPO/scripts/shard-plan.py" --tests-root "$root/tests" --shards 2,3,4 \
-	--out "$root/etc/nstree" "$OUT"/console-*-test*.log
-log "shard plans: $(head -1 "$root/etc/nstree/shard-plan-2" | sed 's/^# //')"
+	--out "$root/etc/nstree" --weights "$REPO/qemu/shard-weights-debug.txt" "$OUT"/console-*-test*.log
+for fl in base debug; do
+	case $fl in
+	base) logs=("$OUT"/console-c-test*.log "$OUT"/console-rust-test*.log) ;;
+	debug) logs=("$OUT"/console-*-debug-test*.log) ;;
+	esac
+	python3 "$REPO/scripts/shard-plan.py" --tests-root "$root/tests" --shards 2,3,4 \
+		--out "$root/etc/nstree" --name "shard-plan-$fl" \
+		--weights "$REPO/qemu/shard-weights-$fl.txt" "${logs[@]}"
+	log "shard plan ($fl): $(head -1 "$root/etc/nstree/shard-plan-$fl-2" | sed 's/^# //')"
+done
 mknod -m 600 "$root/dev/console" c 5 1
 mknod -m 666 "$root/dev/null" c 1 3
 chmod +x "$root"/init "$root"/etc/nstree/*.sh

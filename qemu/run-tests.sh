@@ -15,7 +15,11 @@ filter=$1
 timeout=${NSTREE_TEST_TIMEOUT:-600}
 harness_kill=${NSTREE_HARNESS_KILL:-600}
 shard=${NSTREE_SHARD:-}
-[ -z "$shard" ] || echo "NSTREE-SHARD $shard"
+# The plan of this kernel's flavour (NSTREE_PLAN, from nstree.plan=), if
+# the initramfs has one.
+plan=/etc/nstree/shard-plan
+[ ! -f "$plan-${NSTREE_PLAN:-}-2" ] || plan=$plan-$NSTREE_PLAN
+[ -z "$shard" ] || echo "NSTREE-SHARD $shard plan ${plan##*/}"
 
 # in_shard NAME: whether suite/binary NAME runs in this guest.
 in_shard() {
@@ -25,7 +29,7 @@ in_shard() {
 	esac
 	case "$1" in torture/*) return 1 ;; esac
 	k=${shard%/*} n=${shard#*/}
-	s=$(awk -v t="$1" '$1 == t { print $2 }' "/etc/nstree/shard-plan-$n" 2>/dev/null)
+	s=$(awk -v t="$1" '$1 == t { print $2 }' "$plan-$n" 2>/dev/null)
 	# A binary the plan does not know: by a hash of its name.
 	[ -n "$s" ] || s=$(($(echo "$1" | cksum | cut -d' ' -f1) % n + 1))
 	[ "$s" = "$k" ]

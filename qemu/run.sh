@@ -34,10 +34,11 @@ case "$name" in *debug*) : "${NSTREE_DIFFTEST_TO:=60}" ;; esac
 append="$append nstree.torture_s=${NSTREE_TORTURE_S:-60} ${NSTREE_APPEND:-}"
 : "${NSTREE_QEMU_TIMEOUT:=2400}"
 # A shard of the tests (qemu/run-tests.sh): "K/N" or "torture", with a
-# console log of its own.
+# console log of its own; NSTREE_PLAN (base|debug) picks the flavour's
+# shard plan.
 sfx=
 if [ -n "${NSTREE_SHARD:-}" ]; then
-	append="$append nstree.shard=$NSTREE_SHARD"
+	append="$append nstree.shard=$NSTREE_SHARD${NSTREE_PLAN:+ nstree.plan=$NSTREE_PLAN}"
 	sfx=".shard-${NSTREE_SHARD//\//of}"
 fi
 logf="$OUT/console-$name-$mode$sfx.log"

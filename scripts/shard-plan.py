@@ -2,18 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """Split the guest's test binaries into shards of about equal run time.
 
-shard-plan.py --tests-root DIR --shards N[,N...] --out DIR [LOG...]
+shard-plan.py --tests-root DIR --shards N[,N...] --out DIR [--name NAME]
+              [--weights FILE] [LOG...]
+shard-plan.py --dump-weights LOG...
 
 DIR/<suite>/<binary> are the test binaries of the initramfs.  Each LOG is
 a guest console log of an earlier run (qemu/run-tests.sh prints
 "NSTREE-TEST-END suite/binary rc=N secs=S" after every binary): a
-binary's weight is the largest time any LOG records for it (the debug
-kernels' times when those logs are given), else DEFAULT_SECS.  For each
+binary's weight is the largest time any LOG records for it, else the
+time FILE gives it (lines "suite/binary secs", the committed weights of
+a run: a fresh machine has no logs yet), else DEFAULT_SECS.  For each
 N, the binaries go, heaviest first, to the shard with the least weight
-so far (longest-processing-time first), and OUT/shard-plan-N lists
-"suite/binary shard" per line, with a comment giving each shard's
-expected seconds.  The torture suite is not sharded: it runs in a guest
-of its own (NSTREE_SHARD=torture).
+so far (longest-processing-time first), and OUT/NAME-N (NAME defaults
+to shard-plan) lists "suite/binary shard" per line, with a comment
+giving each shard's expected seconds.  The base and the debug kernels
+get plans of their own (qemu/mkinitramfs.sh): their times differ by
+test, not by one factor.  The torture suite is not sharded: it runs in
+a guest of its own (NSTREE_SHARD=torture).
+
+--dump-weights prints the weights the LOGs give, in FILE's format.
 """
 
 import argparse
@@ -37,15 +44,10 @@ def binaries(root):
             yield f"{suite}/{b}"
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tests-root", required=True)
-    ap.add_argument("--shards", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("logs", nargs="*")
-    a = ap.parse_args()
+def logged_secs(logs):
+    """The largest time each binary took in any of `logs`."""
     secs = {}
-    for log in a.logs:
+    for log in logs:
         try:
             with open(log, errors="replace") as f:
                 for line in f:
@@ -54,9 +56,41 @@ def main():
                         secs[m.group(1)] = max(secs.get(m.group(1), 0.0), float(m.group(2)))
         except OSError:
             continue
+    return secs
+
+
+def read_weights(path):
+    weights = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if len(line) == 2:
+                weights[line[0]] = float(line[1])
+    return weights
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tests-root")
+    ap.add_argument("--shards")
+    ap.add_argument("--out")
+    ap.add_argument("--name", default="shard-plan")
+    ap.add_argument("--weights")
+    ap.add_argument("--dump-weights", action="store_true")
+    ap.add_argument("logs", nargs="*")
+    a = ap.parse_args()
+    secs = logged_secs(a.logs)
+    if a.dump_weights:
+        for name in sorted(secs):
+            print(f"{name} {secs[name]:.1f}")
+        return 0
+    if not (a.tests_root and a.shards and a.out):
+        ap.error("--tests-root, --shards and --out are required")
+    committed = read_weights(a.weights) if a.weights else {}
     names = list(binaries(a.tests_root))
-    weight = {n: secs.get(n, DEFAULT_SECS) for n in names}
+    weight = {n: secs.get(n, committed.get(n, DEFAULT_SECS)) for n in names}
     known = sum(1 for n in names if n in secs)
+    from_file = sum(1 for n in names if n not in secs and n in committed)
     for n_shards in (int(x) for x in a.shards.split(",")):
         load = [0.0] * n_shards
         plan = {}
@@ -64,9 +98,10 @@ def main():
             i = min(range(n_shards), key=lambda k: (load[k], k))
             plan[name] = i + 1
             load[i] += weight[name]
-        path = os.path.join(a.out, f"shard-plan-{n_shards}")
+        path = os.path.join(a.out, f"{a.name}-{n_shards}")
         with open(path, "w") as f:
-            f.write(f"# {len(names)} binaries ({known} timed by earlier runs), "
+            f.write(f"# {len(names)} binaries ({known} timed by earlier runs, "
+                    f"{from_file} by committed weights), "
                     f"{n_shards} shards, expected seconds: "
                     + " ".join(f"{x:.0f}" for x in load) + "\n")
             for name in names:

@@ -83,7 +83,7 @@ for fl in "${flavours[@]}"; do
 	for sh in "${shards[@]}"; do
 		pids=()
 		for name in "${built[@]}"; do
-			NSTREE_SHARD=$sh "$Q/run.sh" "$name" test &
+			NSTREE_SHARD=$sh NSTREE_PLAN=$fl "$Q/run.sh" "$name" test &
 			pids+=($!)
 		done
 		for p in "${pids[@]}"; do wait "$p" || true; done
