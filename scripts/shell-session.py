@@ -105,6 +105,14 @@ def main():
         con = Console(argv, log)
         ready = con.wait(re.compile(rb"NSTREE-SHELL-READY"), BOOT_TIMEOUT)
         booted = time.time() - start
+        if not ready and con.p.poll() is None:
+            # Where the guest is stuck, for the log: QEMU's monitor, which
+            # -nographic multiplexes on the console (Ctrl-A c).
+            con.p.stdin.write(b"\x01c")
+            con.type("info cpus")
+            con.type("info registers -a")
+            con.wait(re.compile(rb"(?s)CPU#\d+.*\(qemu\) $"), 10)
+            con.type("quit")
         if ready:
             for cmd, want_ok in cmds:
                 before = con.seen

@@ -60,8 +60,10 @@ mem=2G
 case "$flavour" in debug) mem=4G ;; esac
 mem=${NSTREE_SHELL_MEM:-$mem}
 # loglevel=5: warnings (a WARN_ON splat is KERN_WARNING) still reach the
-# console, the boot chatter does not.
-append="console=ttyS0 panic=-1 no_timer_check loglevel=5 nstree.mode=shell"
+# console, the boot chatter does not.  A scripted session keeps the whole
+# boot log (its console log is what says where a boot stopped).
+append="console=ttyS0 panic=-1 no_timer_check nstree.mode=shell"
+[ -n "$script" ] || append="$append loglevel=5"
 # shellcheck disable=SC2206
 qemu=(qemu-system-x86_64 $QEMU_ACCEL -m "$mem" -nographic -no-reboot
       -kernel "$image" -initrd "$OUT/initramfs.cpio.gz" -append "$append")
