@@ -166,6 +166,16 @@ done
 python3 "$S/bench-mem.py" --json "$rdir/memory.json" "${builds[@]}" >/dev/null ||
 	log "bench-mem.py failed: no static memory figures"
 
+# The summary this run replaces, for the "before" column of docs/bench.md
+# (kept as docs/bench/summary-before.csv, its first line naming its commit).
+if [ "$docs" = 1 ] && [ -f "$rdir/summary.csv" ]; then
+	{
+		echo "# commit $(sed -n 's/^commit: *\([0-9a-f]\{7\}\).*/\1/p' "$rdir/report.txt" 2>/dev/null | head -1)"
+		grep -v '^#' "$rdir/summary.csv"
+	} >"$rdir/summary-before.csv.new"
+	mv "$rdir/summary-before.csv.new" "$rdir/summary-before.csv"
+fi
+
 echo
 echo "=== nstree-rs benchmark: ${kernels[*]} ==="
 set +e
@@ -175,6 +185,10 @@ python3 "$S/bench-report.py" --out "$rdir" --accel-env "$vm_out/accel.env" \
 rc=${PIPESTATUS[0]}
 set -e
 rm -f "$rdir/header.txt"
+# A full run: the tables of docs/bench.md are this run's (scripts/bench-tables.py).
+if [ "$docs" = 1 ]; then
+	python3 "$S/bench-tables.py" --update "$REPO/docs/bench.md" "$rdir" || rc=1
+fi
 [ "$rdir" = "$bdir" ] || cp "$rdir/report.txt" "$bdir/report.txt"
 echo "bench wall time: $(($(date +%s) - t0))s"
 exit "$rc"

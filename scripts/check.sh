@@ -75,6 +75,14 @@ else
 	verdict[bench-report]="$(tail -1 <<<"$report_out") (see $LOGS/bench-report-test.log)"; fail=1
 fi
 
+# The tables of docs/bench.md are what docs/bench/ gives (make bench
+# writes both; scripts/bench-tables.py).
+if tables_out=$(python3 "$REPO/scripts/bench-tables.py" --check "$REPO/docs/bench.md" "$REPO/docs/bench" 2>&1); then
+	verdict[bench-tables]="match docs/bench/summary.csv"
+else
+	verdict[bench-tables]="$tables_out"; fail=1
+fi
+
 # scripts/compare-objects.py (make check-series' C-identical step) on two
 # small synthetic builds: stamps, link order, the Rust-helper rule.
 if cmp_out=$(python3 "$REPO/scripts/tests/test_compare_objects.py" 2>&1); then
@@ -121,4 +129,5 @@ echo "$cite_out"
 echo "$excerpt_out"
 printf '%-18s %s\n' bench-report "${verdict[bench-report]}"
 printf '%-18s %s\n' compare-objects "${verdict[compare-objects]}"
+printf '%-18s %s\n' bench-tables "${verdict[bench-tables]}"
 exit $fail
