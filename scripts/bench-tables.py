@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The benchmark's tables in docs/bench.md, generated from its data.
 
-bench-tables.py [--update FILE.md | --check FILE.md] DIR
+bench-tables.py [--update FILE.md... | --check FILE.md...] DIR
 
 DIR is a full run's data (docs/bench): DIR/summary.csv is
 scripts/bench-report.py's summary; DIR/summary-before.csv, if there, the
@@ -14,8 +14,10 @@ table for the listns() cells and one for the kernel microbenchmark (kb_*),
 and the list of every cell whose Rust/C-opt is above 1.02.  With
 --update, the text between the lines "<!-- bench-tables:begin -->" and
 "<!-- bench-tables:end -->" of FILE.md is replaced instead, so that the
-numbers in the docs are the command's output, never typed in; --check
-(make check) fails if that text is not what DIR gives.
+numbers in the docs are the command's output, never typed in; the lines
+"<!-- bench-above:begin -->" and "<!-- bench-above:end -->" (README.md,
+docs/results.md) get the list of cells above 1.02 alone.  --check
+(make check) fails if any of that text is not what DIR gives.
 """
 
 import argparse
@@ -26,6 +28,8 @@ import sys
 ABOVE = 1.02
 BEGIN = "<!-- bench-tables:begin -->"
 END = "<!-- bench-tables:end -->"
+ABOVE_BEGIN = "<!-- bench-above:begin -->"
+ABOVE_END = "<!-- bench-above:end -->"
 KERNELS = (("c", "C"), ("c-opt", "C-opt"), ("rust", "Rust"), ("rust-noinline", "Rust-noinline"))
 
 
@@ -123,9 +127,14 @@ def render(summary, before_path, report, before_commit=None):
         if not sel:
             continue
         out += ["", f"**{title}**", ""] + table(sel, before, kernels)
+    out += [""] + above_list(rows)
+    return out
+
+
+def above_list(rows):
     above = [r for r in rows if r["rust_copt"] is not None and r["rust_copt"] > ABOVE]
-    out += ["", f"Cells whose Rust/C-opt is above {ABOVE} ({len(above)} of "
-            f"{sum(1 for r in rows if r['rust_copt'] is not None)}):", ""]
+    out = [f"Cells whose Rust/C-opt is above {ABOVE} ({len(above)} of "
+           f"{sum(1 for r in rows if r['rust_copt'] is not None)}):", ""]
     if not above:
         out.append("none.")
     by_w = {}
@@ -136,45 +145,59 @@ def render(summary, before_path, report, before_commit=None):
     return out
 
 
+def splice(path, blocks, check):
+    """Replaces (or, with check, compares) each marked block of `path`."""
+    with open(path, encoding="utf-8") as f:
+        doc = f.read().split("\n")
+    found = 0
+    for (begin, end), text in blocks.items():
+        if begin not in doc:
+            continue
+        found += 1
+        i, j = doc.index(begin), doc.index(end)
+        if check and doc[i + 1:j] != text:
+            print(f"{path}: the text between {begin} and {end} is not what the benchmark "
+                  f"data gives (scripts/bench-tables.py --update {path} DIR)", file=sys.stderr)
+            return 1
+        doc[i + 1:j] = text
+    if not found:
+        print(f"{path}: no bench-tables or bench-above markers", file=sys.stderr)
+        return 1
+    if not check:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(doc))
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(usage=__doc__)
     ap.add_argument("dir")
-    ap.add_argument("--update")
-    ap.add_argument("--check")
+    ap.add_argument("--update", nargs="+", default=[])
+    ap.add_argument("--check", nargs="+", default=[])
     a = ap.parse_args(argv)
     before = os.path.join(a.dir, "summary-before.csv")
     before_commit = None
     if os.path.exists(before):
         with open(before, encoding="utf-8") as f:
-            first = f.readline()
-        if first.startswith("# commit "):
-            before_commit = first.split()[2] if len(first.split()) > 2 else None
+            first = f.readline().split()
+        if first[:2] == ["#", "commit"] and len(first) > 2:
+            before_commit = first[2]
     else:
         before = None
-    text = render(os.path.join(a.dir, "summary.csv"), before,
-                  os.path.join(a.dir, "report.txt"), before_commit)
-    doc_path = a.update or a.check
-    if not doc_path:
+    summary = os.path.join(a.dir, "summary.csv")
+    text = render(summary, before, os.path.join(a.dir, "report.txt"), before_commit)
+    if not (a.update or a.check):
         print("\n".join(text))
         return 0
-    with open(doc_path, encoding="utf-8") as f:
-        doc = f.read().split("\n")
-    try:
-        i, j = doc.index(BEGIN), doc.index(END)
-    except ValueError:
-        print(f"{doc_path}: no {BEGIN} ... {END} lines", file=sys.stderr)
-        return 1
-    if a.check:
-        if doc[i + 1:j] != text:
-            print(f"{doc_path}: the benchmark tables differ from what {a.dir} gives "
-                  f"(scripts/bench-tables.py --update {doc_path} {a.dir})", file=sys.stderr)
-            return 1
-        print(f"{doc_path}: benchmark tables match {a.dir}")
-        return 0
-    doc[i + 1:j] = text
-    with open(doc_path, "w", encoding="utf-8") as f:
-        f.write("\n".join(doc))
-    return 0
+    blocks = {(BEGIN, END): text, (ABOVE_BEGIN, ABOVE_END): above_list(read(summary))}
+    rc = 0
+    for path in a.update:
+        rc |= splice(path, blocks, False)
+    for path in a.check:
+        rc |= splice(path, blocks, True)
+    if a.check and not rc:
+        print(f"{len(a.check)} files match {a.dir}")
+    return rc
 
 
 if __name__ == "__main__":

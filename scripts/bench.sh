@@ -187,7 +187,7 @@ set -e
 rm -f "$rdir/header.txt"
 # A full run: the tables of docs/bench.md are this run's (scripts/bench-tables.py).
 if [ "$docs" = 1 ]; then
-	python3 "$S/bench-tables.py" --update "$REPO/docs/bench.md" "$rdir" || rc=1
+	python3 "$S/bench-tables.py" "$rdir" --update "$REPO/docs/bench.md" "$REPO/README.md" "$REPO/docs/results.md" || rc=1
 fi
 [ "$rdir" = "$bdir" ] || cp "$rdir/report.txt" "$bdir/report.txt"
 echo "bench wall time: $(($(date +%s) - t0))s"
