@@ -75,6 +75,14 @@ else
 	verdict[bench-report]="$(tail -1 <<<"$report_out") (see $LOGS/bench-report-test.log)"; fail=1
 fi
 
+# scripts/shard-plan.py (make test's shard plans) on synthetic logs.
+if plan_out=$(python3 "$REPO/scripts/tests/test_shard_plan.py" 2>&1); then
+	verdict[shard-plan]="$(tail -1 <<<"$plan_out")"
+else
+	echo "$plan_out" >"$LOGS/shard-plan-test.log"
+	verdict[shard-plan]="$(tail -1 <<<"$plan_out") (see $LOGS/shard-plan-test.log)"; fail=1
+fi
+
 # The tables of docs/bench.md and the lists of cells above 1.02 in the
 # README and docs/results.md are what docs/bench/ gives (make bench
 # writes both; scripts/bench-tables.py).
@@ -131,4 +139,5 @@ echo "$excerpt_out"
 printf '%-18s %s\n' bench-report "${verdict[bench-report]}"
 printf '%-18s %s\n' compare-objects "${verdict[compare-objects]}"
 printf '%-18s %s\n' bench-tables "${verdict[bench-tables]}"
+printf '%-18s %s\n' shard-plan "${verdict[shard-plan]}"
 exit $fail
