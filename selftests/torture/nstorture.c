@@ -286,6 +286,42 @@ static void print_rates(const char *prefix, double secs)
 	fflush(stdout);
 }
 
+/*
+ * CK_GATE: a run that did too little fails (nstorture.h: MIN_CPUS,
+ * MIN_WALK_RATE, MIN_DEACT_RATE), with the rates it reached.
+ */
+static void gate(double secs)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double walks = total_op(OP_WALK) / secs;
+	char line[512];
+	int n, low = 0;
+
+	n = snprintf(line, sizeof(line), "# NSTORTURE-GATE cpus=%ld (min %d) walks/s=%.1f (min %.1f) deactivated/s (min %.2f each):",
+		     cpus, MIN_CPUS, walks, MIN_WALK_RATE, MIN_DEACT_RATE);
+	for (int i = 0; i < NR_TYPES; i++) {
+		double r = atomic_load(&sh->deactivated[i]) / secs;
+
+		n += snprintf(line + n, sizeof(line) - n, " %s=%.2f", type_name(type_bits[i]), r);
+		if (r < MIN_DEACT_RATE) {
+			fail(CK_GATE, "%s namespaces made inactive: %.2f/s, below %.2f/s",
+			     type_name(type_bits[i]), r, MIN_DEACT_RATE);
+			low++;
+		}
+	}
+	printf("%s\n", line);
+	if (cpus < MIN_CPUS) {
+		fail(CK_GATE, "%ld CPU(s) online: one CPU cannot race a walk against a teardown", cpus);
+		low++;
+	}
+	if (walks < MIN_WALK_RATE) {
+		fail(CK_GATE, "%.1f walks/s, below %.1f", walks, MIN_WALK_RATE);
+		low++;
+	}
+	if (!low)
+		pass(CK_GATE, 1);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t duration = env_u64("NSTREE_TORTURE_S", 60);
@@ -422,6 +458,7 @@ int main(int argc, char **argv)
 	kill(kmsg, SIGKILL);
 	waitpid(kmsg, NULL, 0);
 	pass(CK_KLOG, 1);
+	gate(secs);
 
 	for (int c = 0; c < CK_NR; c++) {
 		struct check_state *k = &sh->ck[c];

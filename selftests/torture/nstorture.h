@@ -72,6 +72,20 @@
 #define IDS_PER_CREATION 8
 #define FOREIGN_MARGIN 64
 
+/*
+ * The gate (check CK_GATE): a run that did too little fails, whatever
+ * its other checks say.  At least MIN_CPUS online CPUs (one CPU cannot
+ * race a walk against a teardown), MIN_WALK_RATE walks per second, and
+ * MIN_DEACT_RATE namespaces of each type made inactive per second.  The
+ * floors are far below what the slowest kernel of make test does: the
+ * debug kernels under TCG on 2 host cores, seed 1, 60 s, made 78-80
+ * walks/s and 3.2-17.7 namespaces of each type inactive per second
+ * (docs/torture.md); a host busy with other guests halves that.
+ */
+#define MIN_CPUS 2
+#define MIN_WALK_RATE 10.0
+#define MIN_DEACT_RATE 0.5
+
 /* Longest walk a reader collects before it stops checking the rest. */
 #define WALK_MAX 65536
 #define PAGE_MAX 1024
@@ -105,6 +119,7 @@ enum check {
 	CK_PROCS,	/* test processes neither crash nor hang */
 	CK_KLOG,	/* no kernel warning during the run */
 	CK_QUIESCE,	/* nothing the test made is active at the end */
+	CK_GATE,	/* the run did enough: CPUs, walk and teardown rates */
 	CK_NR
 };
 
@@ -155,6 +170,8 @@ struct shared {
 	_Atomic uint64_t held[MAX_WRITERS + MAX_READERS][HELD_PER_WRITER];
 	_Atomic uint64_t recent[RECENT_SLOTS];
 	_Atomic uint64_t recent_pos;
+	/* Namespaces the test made inactive, per type (tbl_set()). */
+	_Atomic uint64_t deactivated[8];
 	struct ns_entry tbl[TBL_SIZE];
 };
 

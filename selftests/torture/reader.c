@@ -318,17 +318,24 @@ static uint64_t ioctl_id(int fd, unsigned long req, int *err)
 /*
  * open_by_handle_at() of a listed id, and the ioctls on what it opened.
  * A failure to open is fine if the namespace was being torn down; not if
- * it was held active from before the open until after it.
+ * it was held active from before the open until after it.  And the other
+ * way: an open that succeeds is wrong if the namespace was inactive, with
+ * no other reader's hold, from before this reader's hold until after the
+ * open (only active namespaces may be opened by file handle).
  */
 static void open_check(const struct walkspec *w, uint64_t id)
 {
 	struct holds h = { 0 };
-	struct ns_snap s;
-	uint64_t c1, got;
+	struct ns_snap s, pre;
+	uint64_t c0, c1, got;
+	bool was_inactive;
 	int fd, err;
 	long type;
 
+	c0 = clock_now();
 	tbl_get(id, &s);
+	was_inactive = inactive_since(&s, c0);
+	pre = s;
 	/*
 	 * A namespace made during the run that its creator has not published
 	 * yet: an fd of it would keep it active unbeknownst to the checks.
@@ -342,6 +349,25 @@ static void open_check(const struct walkspec *w, uint64_t id)
 	c1 = clock_now();
 	fd = open_ns_id(id);
 	count_op(OP_OPEN, 1);
+	if (fd >= 0 && was_inactive) {
+		/*
+		 * Still inactive with the same stamp (no writer started to
+		 * change it: TRANSIT is stamped before a change), and this
+		 * reader's hold the only one, taken before c1 (another
+		 * reader's hold and release in between would have a later
+		 * hold stamp): inactive for the whole open.
+		 */
+		tbl_get(id, &s);
+		if (s.state == ST_INACTIVE && s.stamp == pre.stamp && s.holders == 1 &&
+		    s.hstamp <= c1) {
+			fail(CK_OPEN, "%s ns %llu opened by file handle, inactive since before the open (stamp %llu, walk clock %llu)",
+			     type_name(s.type), (unsigned long long)id,
+			     (unsigned long long)s.stamp, (unsigned long long)c0);
+			who_holds(id);
+		} else {
+			pass(CK_OPEN, 1);
+		}
+	}
 	if (fd < 0) {
 		count_op(OP_OPEN_FAIL, 1);
 		tbl_get(id, &s);

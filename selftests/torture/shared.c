@@ -59,6 +59,7 @@ static const char *const check_names[CK_NR] = {
 	[CK_PROCS] = "test processes neither crash nor hang",
 	[CK_KLOG] = "no kernel warning during the run",
 	[CK_QUIESCE] = "nothing the test made is active after it",
+	[CK_GATE] = "the run did enough: CPUs, walks and teardowns per second",
 };
 
 const char *check_name(enum check c)
@@ -189,9 +190,15 @@ void tbl_set(uint64_t id, enum ns_state st)
 	struct ns_entry *e = slot_of(id);
 	uint64_t stamp = clock_tick();
 
+	uint64_t old;
+	int ti;
+
 	if (__atomic_load_n(&e->id, __ATOMIC_SEQ_CST) != id)
 		return;
-	__atomic_store_n(&e->sword, st | stamp << 2, __ATOMIC_SEQ_CST);
+	old = __atomic_exchange_n(&e->sword, st | stamp << 2, __ATOMIC_SEQ_CST);
+	ti = type_index(e->type);
+	if (st == ST_INACTIVE && (old & 3) != ST_INACTIVE && ti >= 0)
+		atomic_fetch_add_explicit(&sh->deactivated[ti], 1, memory_order_relaxed);
 }
 
 bool tbl_hold(uint64_t id, int delta)
@@ -334,13 +341,46 @@ void held_clear(int slot)
 }
 
 /* Id, type, owner and parent of the namespace behind an nsfs fd. */
+/*
+ * Whether NS_GET_USERNS (@what "user") or NS_GET_PARENT (@what "pid" or
+ * "user", the type's hierarchy) of namespace @ni may fail with @err:
+ * only EPERM, and only when the answer lies outside the caller's
+ * namespace of that hierarchy (fs/nsfs.c: ns_get_owner() and
+ * pidns_get_parent() walk up from it to the caller's and return -EPERM
+ * at the top).  A caller in the initial namespace sees everything but
+ * the initial namespace's own owner or parent, which do not exist.
+ */
+static bool ns_link_may_fail(const struct ns_info *ni, const char *what, int err)
+{
+	uint64_t init = strcmp(what, "pid") ? sh->init_user : sh->init_ids[5];
+
+	if (err != EPERM)
+		return false;
+	/* Before record_initial() knows the initial ids, or the initial one. */
+	if (!init || ni->id == init || ni->id == sh->init_user)
+		return true;
+	return self_ns_id(what) != init;
+}
+
+/*
+ * What the nsfs ioctls say about the namespace of @fd.  A failure of
+ * NS_GET_ID or NS_GET_NSTYPE, an id 0 (the 7.2 union layout read a freed
+ * or reused id as 0), and a failed NS_GET_USERNS or NS_GET_PARENT that
+ * the caller's place does not explain are CK_IOCTL failures: the caller
+ * gets -EIO (never 0 with an owner or parent silently left 0).
+ */
 int ns_info_fd(int fd, struct ns_info *ni)
 {
 	int t, o;
 
 	memset(ni, 0, sizeof(*ni));
-	if (ioctl(fd, NS_GET_ID, &ni->id) || !ni->id)
+	if (ioctl(fd, NS_GET_ID, &ni->id))
 		return -errno;
+	if (!ni->id) {
+		fail(CK_IOCTL, "NS_GET_ID of an nsfs fd returned id 0");
+		errno = EIO;
+		return -EIO;
+	}
 	t = ioctl(fd, NS_GET_NSTYPE);
 	if (t < 0)
 		return -errno;
@@ -349,12 +389,36 @@ int ns_info_fd(int fd, struct ns_info *ni)
 	if (o >= 0) {
 		ni->owner = ns_id_of_fd(o);
 		close(o);
+		if (!ni->owner) {
+			fail(CK_IOCTL, "%s ns %llu: its owner's NS_GET_ID failed or gave 0",
+			     type_name(ni->type), (unsigned long long)ni->id);
+			errno = EIO;
+			return -EIO;
+		}
+	} else if (!ns_link_may_fail(ni, "user", errno)) {
+		fail(CK_IOCTL, "%s ns %llu: NS_GET_USERNS: %s", type_name(ni->type),
+		     (unsigned long long)ni->id, strerror(errno));
+		errno = EIO;
+		return -EIO;
 	}
 	if (ni->type == CLONE_NEWPID || ni->type == CLONE_NEWUSER) {
+		const char *what = ni->type == CLONE_NEWPID ? "pid" : "user";
+
 		o = ioctl(fd, NS_GET_PARENT);
 		if (o >= 0) {
 			ni->parent = ns_id_of_fd(o);
 			close(o);
+			if (!ni->parent) {
+				fail(CK_IOCTL, "%s ns %llu: its parent's NS_GET_ID failed or gave 0",
+				     what, (unsigned long long)ni->id);
+				errno = EIO;
+				return -EIO;
+			}
+		} else if (!ns_link_may_fail(ni, what, errno)) {
+			fail(CK_IOCTL, "%s ns %llu: NS_GET_PARENT: %s", what,
+			     (unsigned long long)ni->id, strerror(errno));
+			errno = EIO;
+			return -EIO;
 		}
 	}
 	return 0;

@@ -45,6 +45,7 @@ struct sns {
 	int fds;		/* the writer's nsfs fds */
 	int mounts;		/* bind mounts */
 	bool active;
+	bool transit;		/* TRANSIT in the table until scene_publish() */
 };
 
 struct scene {
@@ -267,10 +268,29 @@ static void scene_recompute(struct scene *sc)
 	}
 }
 
+/*
+ * Before a step that may change what is active: TRANSIT for what it may
+ * change, no more, so that the rest keeps its stamp and stays in play
+ * for the readers' checks 6 and 8 (a stamp newer than a walk's start
+ * takes a namespace out of them).  A namespace is active while the scene
+ * holds it (child, fd, mount) or an active namespace it owns
+ * (scene_recompute()), so a step that changes the holds of namespace i
+ * may change i and its owners up the chain, and nothing else;
+ * scene_transit() is for a step that changes them all (the child exits).
+ */
+static void scene_transit_chain(struct scene *sc, int i)
+{
+	for (int depth = 0; i >= 0 && depth < SCENE_NS; depth++, i = sc->ns[i].own) {
+		if (!sc->ns[i].transit)
+			tbl_set(sc->ns[i].id, ST_TRANSIT);
+		sc->ns[i].transit = true;
+	}
+}
+
 static void scene_transit(struct scene *sc)
 {
 	for (int i = 0; i < sc->nns; i++)
-		tbl_set(sc->ns[i].id, ST_TRANSIT);
+		scene_transit_chain(sc, i);
 }
 
 static void scene_publish(struct scene *sc)
@@ -278,6 +298,10 @@ static void scene_publish(struct scene *sc)
 	char line[96];
 	int n = 0;
 
+	bool was[SCENE_NS];
+
+	for (int i = 0; i < sc->nns; i++)
+		was[i] = sc->ns[i].active;
 	scene_recompute(sc);
 	for (int i = 0; i < sc->nns && n < (int)sizeof(line) - 24; i++)
 		n += snprintf(line + n, sizeof(line) - n, " %llu%c%d",
@@ -287,6 +311,16 @@ static void scene_publish(struct scene *sc)
 	if (dump_asked)
 		journal_dump();
 	for (int i = 0; i < sc->nns; i++) {
+		if (!sc->ns[i].transit) {
+			/* Outside the step's chain: the table is still right. */
+			if (was[i] != sc->ns[i].active)
+				fail(CK_PROCS, "writer: ns %llu went %s outside the chain of the step",
+				     (unsigned long long)sc->ns[i].id,
+				     sc->ns[i].active ? "active" : "inactive");
+			else
+				continue;
+		}
+		sc->ns[i].transit = false;
 		tbl_set(sc->ns[i].id, sc->ns[i].active ? ST_ACTIVE : ST_INACTIVE);
 		if (!sc->ns[i].active)
 			recent_push(sc->ns[i].id);
@@ -473,7 +507,7 @@ static void open_one(struct scene *sc)
 	i = rnd(&wr, sc->nns);
 	was_active = sc->ns[i].active;
 	if (!was_active)
-		scene_transit(sc);
+		scene_transit_chain(sc, i);
 	fd = open_ns_id(sc->ns[i].id);
 	count_op(OP_NSFD, 1);
 	jlog("open %llu: fd %d (%s)", (unsigned long long)sc->ns[i].id, fd,
@@ -594,18 +628,36 @@ static void setns_helper(struct scene *sc)
 				if ((sc->ns[sc->fd_ns[i]].type == CLONE_NEWUSER) == pass_user &&
 				    chance(&r, 50))
 					order[n++] = i;
-		for (int k = 0; k < n && k < 3; k++) {
+		for (int k = 0, joined_user = 0; k < n && k < 3; k++) {
 			struct sns *s = &sc->ns[sc->fd_ns[order[k]]];
 			uint64_t got;
 
 			if (setns(sc->fd[order[k]], 0)) {
-				/* Only a mount namespace may refuse (it is busy). */
-				if (errno != EPERM && errno != EINVAL)
-					fail(CK_ERRNO, "setns into %s ns %llu: %s",
+				int err = errno;
+				/*
+				 * The helper is a single-threaded root process of
+				 * the initial namespaces with an fs_struct of its
+				 * own: the other types' install() cannot refuse it
+				 * (7.3: mntns_install(), pidns_install() ...).  A
+				 * user namespace: userns_install() refuses the
+				 * caller's own (EINVAL) and, once the helper has
+				 * joined another, one it has no CAP_SYS_ADMIN in
+				 * (EPERM).
+				 */
+				bool documented = s->type == CLONE_NEWUSER &&
+					((err == EINVAL && self_ns_id("user") == s->id) ||
+					 (err == EPERM && joined_user));
+
+				if (!documented)
+					fail(CK_ERRNO, "setns into %s ns %llu%s: %s",
 					     type_name(s->type), (unsigned long long)s->id,
-					     strerror(errno));
+					     joined_user ? " (after joining a user ns)" : "",
+					     strerror(err));
+				else
+					pass(CK_ERRNO, 1);
 				continue;
 			}
+			joined_user |= s->type == CLONE_NEWUSER;
 			got = self_ns_id(setns_file(s->type));
 			if (got != s->id)
 				fail(CK_IOCTL, "setns into %s ns %llu: now in %llu",
@@ -661,7 +713,14 @@ static void release(struct scene *sc, enum rel what, int k)
 		     (unsigned long long)(what == REL_FD ? sc->ns[sc->fd_ns[k]].id :
 					  what == REL_MOUNT ? sc->ns[sc->mnt_ns[k]].id : 0));
 
-	scene_transit(sc);
+	if (what == REL_FD)
+		scene_transit_chain(sc, sc->fd_ns[k]);
+	else if (what == REL_MOUNT)
+		scene_transit_chain(sc, sc->mnt_ns[k]);
+	else if (what == REL_SOCK && sc->sock_ns >= 0)
+		scene_transit_chain(sc, sc->sock_ns);
+	else
+		scene_transit(sc);
 	switch (what) {
 	case REL_FD:
 		close(sc->fd[k]);
@@ -762,7 +821,7 @@ static void scene_run(void)
 	release_all(&sc);
 	/* The network namespace the socket pins, and its owners: resurrect. */
 	for (int round = 0; sc.sock >= 0 && round < 2 && chance(&wr, 70); round++) {
-		scene_transit(&sc);
+		scene_transit_chain(&sc, sc.sock_ns);
 		skns(&sc);
 		scene_publish(&sc);
 		count_op(OP_RESURRECT, 1);
@@ -813,10 +872,19 @@ static void churn_child(struct rng *r, uint32_t mask, int out)
 	}
 	creating(-1);
 	count_op(OP_NS, n);
+	/*
+	 * While it lingers, the child's namespaces are held active: every
+	 * matching walk must list them (check 6), as a scene's are.
+	 * my_slot is the churner's own row of held[] (one child at a time).
+	 */
+	for (int i = 0; i < n; i++)
+		held_add(my_slot, ids[i]);
 	if (chance(r, 50))
 		usleep(rnd(r, 2000));
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		held_del(my_slot, ids[i]);
 		tbl_set(ids[i], ST_TRANSIT);
+	}
 	write_all(out, ids, n * sizeof(ids[0]));
 	_exit(0);
 }
