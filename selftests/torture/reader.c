@@ -722,6 +722,57 @@ static void curuser_session(struct rng *r, struct walkres *res, int hslot)
 	}
 }
 
+/*
+ * listns() of all namespaces into a buffer whose first k slots are
+ * writable and whose next one is on a PROT_NONE page: the walk has the 8
+ * initial namespaces to write, more than k, so it must fail with EFAULT
+ * (7.3's do_listns(): put_user() of the id, -EFAULT when it faults),
+ * after writing slots 0..k-1 in order; and nr = 0 into that page must
+ * return 0 and touch nothing.  The kernel's walk holds its place across
+ * the faulting user copy: check 13 sees any report from that path.
+ */
+static void fault_walk(struct rng *r)
+{
+	static uint64_t *area;
+	const size_t slots = 4096 / sizeof(uint64_t);
+	size_t k = rnd(r, 5), nr = k + 1 + rnd(r, 8);
+	struct ns_id_req req = mkreq(0, 0, 0);
+	uint64_t *buf;
+	long ret;
+
+	if (!area) {
+		area = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (area == MAP_FAILED || mprotect(area + slots, 4096, PROT_NONE)) {
+			fail(CK_ERRNO, "fault walk: mmap/mprotect: %s", strerror(errno));
+			area = NULL;
+			return;
+		}
+	}
+	buf = area + slots - k;
+	for (size_t i = 0; i < k; i++)
+		buf[i] = CANARY64;
+	count_op(OP_PAGE, 2);
+	ret = listns_ret(&req, buf, nr, 0);
+	if (ret != -EFAULT) {
+		fail(CK_ERRNO, "listns(all, %zu slots, the first %zu writable): %ld, not -EFAULT",
+		     nr, k, ret);
+	} else {
+		pass(CK_ERRNO, 1);
+		for (size_t i = 0; i < k; i++)
+			if (!buf[i] || buf[i] == CANARY64 || (i && buf[i] <= buf[i - 1]))
+				fail(CK_ORDER, "listns into a faulting buffer: slot %zu of the %zu written before the fault is %#llx",
+				     i, k, (unsigned long long)buf[i]);
+			else
+				pass(CK_ORDER, 1);
+	}
+	ret = listns_ret(&req, area + slots, 0, 0);
+	if (ret)
+		fail(CK_BOUNDS, "listns(all, nr 0, into a PROT_NONE page): %ld, not 0", ret);
+	else
+		pass(CK_BOUNDS, 1);
+}
+
 void reader_main(int idx, int readers)
 {
 	static struct walkres res;
@@ -736,6 +787,8 @@ void reader_main(int idx, int readers)
 	while (!stopping()) {
 		if (idx == 0 && walks % 8 == 7)
 			curuser_session(&r, &res, MAX_WRITERS + idx);
+		else if (chance(&r, 2))
+			fault_walk(&r);
 		else if (chance(&r, 3) && !(sh->verbose & V_NO_OPEN))
 			/* An id nobody listed: opening it must not crash. */
 			open_check(NULL, rnd(&r, atomic_load(&sh->max_seen) + 64) + 1);
