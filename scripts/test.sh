@@ -84,6 +84,10 @@ for fl in "${flavours[@]}"; do
 	# together; the debug kernels' keep both cores busy, so two at a time
 	# (a shard starts when another ends, C and Rust interleaved).
 	if [ "$fl" = base ]; then guests=${NSTREE_GUESTS_BASE:-4}; else guests=${NSTREE_GUESTS_DEBUG:-2}; fi
+	# The accelerator is probed (and cached in $OUT/accel.env) once, here:
+	# guests started together would all probe at once on a fresh $OUT, and
+	# a probe that times out under that load would cache tcg-smp1.
+	[ ${#built[@]} = 0 ] || "$Q/probe.sh" "$OUT/bzImage-${built[0]}" || true
 	s0=$(date +%s)
 	running=0
 	for sh in "${shards[@]}"; do

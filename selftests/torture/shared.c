@@ -371,7 +371,7 @@ static bool ns_link_may_fail(const struct ns_info *ni, const char *what, int err
  */
 int ns_info_fd(int fd, struct ns_info *ni)
 {
-	int t, o;
+	int t, o, err;
 
 	memset(ni, 0, sizeof(*ni));
 	if (ioctl(fd, NS_GET_ID, &ni->id))
@@ -386,6 +386,7 @@ int ns_info_fd(int fd, struct ns_info *ni)
 		return -errno;
 	ni->type = t;
 	o = ioctl(fd, NS_GET_USERNS);
+	err = errno;
 	if (o >= 0) {
 		ni->owner = ns_id_of_fd(o);
 		close(o);
@@ -395,9 +396,9 @@ int ns_info_fd(int fd, struct ns_info *ni)
 			errno = EIO;
 			return -EIO;
 		}
-	} else if (!ns_link_may_fail(ni, "user", errno)) {
+	} else if (!ns_link_may_fail(ni, "user", err)) {
 		fail(CK_IOCTL, "%s ns %llu: NS_GET_USERNS: %s", type_name(ni->type),
-		     (unsigned long long)ni->id, strerror(errno));
+		     (unsigned long long)ni->id, strerror(err));
 		errno = EIO;
 		return -EIO;
 	}
@@ -405,6 +406,7 @@ int ns_info_fd(int fd, struct ns_info *ni)
 		const char *what = ni->type == CLONE_NEWPID ? "pid" : "user";
 
 		o = ioctl(fd, NS_GET_PARENT);
+		err = errno;
 		if (o >= 0) {
 			ni->parent = ns_id_of_fd(o);
 			close(o);
@@ -414,9 +416,9 @@ int ns_info_fd(int fd, struct ns_info *ni)
 				errno = EIO;
 				return -EIO;
 			}
-		} else if (!ns_link_may_fail(ni, what, errno)) {
+		} else if (!ns_link_may_fail(ni, what, err)) {
 			fail(CK_IOCTL, "%s ns %llu: NS_GET_PARENT: %s", what,
-			     (unsigned long long)ni->id, strerror(errno));
+			     (unsigned long long)ni->id, strerror(err));
 			errno = EIO;
 			return -EIO;
 		}
