@@ -89,18 +89,26 @@ for fl in "${flavours[@]}"; do
 	# a probe that times out under that load would cache tcg-smp1.
 	[ ${#built[@]} = 0 ] || "$Q/probe.sh" "$OUT/bzImage-${built[0]}" || true
 	s0=$(date +%s)
-	running=0
+	# At most $guests guests: before starting one, wait until one of
+	# those running has ended (by pid: `wait -n` alone returned at once
+	# for a job that had long been waited for, starting a third debug
+	# guest in one run).
+	pids=()
 	for sh in "${shards[@]}"; do
 		for name in "${built[@]}"; do
-			if [ "$running" -ge "$guests" ]; then
-				wait -n || true
-				running=$((running - 1))
-			fi
+			while [ ${#pids[@]} -ge "$guests" ]; do
+				live=()
+				for p in "${pids[@]}"; do
+					if kill -0 "$p" 2>/dev/null; then live+=("$p"); else wait "$p" || true; fi
+				done
+				pids=("${live[@]}")
+				[ ${#pids[@]} -lt "$guests" ] || sleep 1
+			done
 			NSTREE_SHARD=$sh NSTREE_PLAN=$fl "$Q/run.sh" "$name" test &
-			running=$((running + 1))
+			pids+=($!)
 		done
 	done
-	wait || true
+	for p in "${pids[@]}"; do wait "$p" || true; done
 	took["qemu $fl shards"]=$(($(date +%s) - s0))
 	for name in "${built[@]}"; do
 		NSTREE_SHARD=torture step "qemu $name torture" "$Q/run.sh" "$name" test || true
