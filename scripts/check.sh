@@ -66,22 +66,27 @@ if [ -z "$out" ]; then verdict[checkpatch-c]=clean; rm -f "$LOGS/checkpatch-c.lo
 	verdict[checkpatch-c]="$(grep -cE '^(ERROR|WARNING|CHECK)' <<<"$out") findings (see $LOGS/checkpatch-c.log)"; fail=1
 fi
 
+# py_tests NAME FILE: a test file of scripts/tests, which ends with
+# "N passed, N failed"; its last line is the verdict, the whole output
+# kept in $LOGS/NAME-test.log when it fails.
+py_tests() {
+	local out
+	if out=$(python3 "$REPO/scripts/tests/$2" 2>&1); then
+		verdict[$1]="$(tail -1 <<<"$out")"
+	else
+		echo "$out" >"$LOGS/$1-test.log"
+		verdict[$1]="$(tail -1 <<<"$out") (see $LOGS/$1-test.log)"; fail=1
+	fi
+}
+
 # scripts/bench-report.py on synthetic console logs of the four
 # benchmark kernels: units, columns, "cells above 1.02", failures.
-if report_out=$(python3 "$REPO/scripts/tests/test_bench_report.py" 2>&1); then
-	verdict[bench-report]="$(tail -1 <<<"$report_out")"
-else
-	echo "$report_out" >"$LOGS/bench-report-test.log"
-	verdict[bench-report]="$(tail -1 <<<"$report_out") (see $LOGS/bench-report-test.log)"; fail=1
-fi
-
+py_tests bench-report test_bench_report.py
 # scripts/shard-plan.py (make test's shard plans) on synthetic logs.
-if plan_out=$(python3 "$REPO/scripts/tests/test_shard_plan.py" 2>&1); then
-	verdict[shard-plan]="$(tail -1 <<<"$plan_out")"
-else
-	echo "$plan_out" >"$LOGS/shard-plan-test.log"
-	verdict[shard-plan]="$(tail -1 <<<"$plan_out") (see $LOGS/shard-plan-test.log)"; fail=1
-fi
+py_tests shard-plan test_shard_plan.py
+# scripts/compare-objects.py (make check-series' C-identical step) on two
+# small synthetic builds: stamps, link order, the Rust-helper rule.
+py_tests compare-objects test_compare_objects.py
 
 # The tables of docs/bench.md and the lists of cells above 1.02 in the
 # README and docs/results.md are what docs/bench/ gives (make bench
@@ -90,15 +95,6 @@ if tables_out=$(python3 "$REPO/scripts/bench-tables.py" "$REPO/docs/bench" --che
 	verdict[bench-tables]="match docs/bench/summary.csv"
 else
 	verdict[bench-tables]="$tables_out"; fail=1
-fi
-
-# scripts/compare-objects.py (make check-series' C-identical step) on two
-# small synthetic builds: stamps, link order, the Rust-helper rule.
-if cmp_out=$(python3 "$REPO/scripts/tests/test_compare_objects.py" 2>&1); then
-	verdict[compare-objects]="$(tail -1 <<<"$cmp_out")"
-else
-	echo "$cmp_out" >"$LOGS/compare-objects-test.log"
-	verdict[compare-objects]="$(tail -1 <<<"$cmp_out") (see $LOGS/compare-objects-test.log)"; fail=1
 fi
 
 # Every unsafe block/impl with a SAFETY comment, every unsafe fn with a
