@@ -63,9 +63,10 @@ for fl in "${flavours[@]}"; do
 	# $NSTREE_SHARDS shards (qemu/run-tests.sh, scripts/shard-plan.py), and
 	# the shards of the C and of the Rust kernel run as separate guests,
 	# several at a time (below); then the torture suite, alone, on each
-	# kernel in turn (it wants every CPU).  Each guest is an isolated kernel, so the
-	# tests that count namespaces against a baseline stay isolated.  Both
-	# kernels run the same difftest seeds (the flavour's count, run.sh).
+	# kernel in turn (it wants every CPU).  Each guest is an isolated
+	# kernel, so the tests that count namespaces against a baseline stay
+	# isolated.  Both kernels run the same difftest seeds (the flavour's
+	# count, run.sh).
 	built=()
 	for v in c rust; do
 		name=$v
