@@ -295,10 +295,9 @@ static void scene_transit(struct scene *sc)
 
 static void scene_publish(struct scene *sc)
 {
+	bool was[SCENE_NS];
 	char line[96];
 	int n = 0;
-
-	bool was[SCENE_NS];
 
 	for (int i = 0; i < sc->nns; i++)
 		was[i] = sc->ns[i].active;
