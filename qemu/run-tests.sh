@@ -6,7 +6,9 @@
 #
 # Shards (NSTREE_SHARD, from nstree.shard=): "K/N" runs the binaries that
 # /etc/nstree/shard-plan-N (scripts/shard-plan.py) gives to shard K, all
-# but the torture suite; "torture" runs the torture suite alone.  Every
+# but the torture suite and the fault-injection sweep; "torture" runs the
+# torture suite alone, "faultinject" the sweep alone (its guest boots with
+# slub_debug=F, run.sh).  Every
 # test's run time is printed against its limit (NSTREE-TIME).
 filter=$1
 # The runner's own limit on a binary (a harness test is limited by the
@@ -26,8 +28,9 @@ in_shard() {
 	case "$shard" in
 	'') return 0 ;;
 	torture) case "$1" in torture/*) return 0 ;; *) return 1 ;; esac ;;
+	faultinject) case "$1" in nstree-rs/faultinject) return 0 ;; *) return 1 ;; esac ;;
 	esac
-	case "$1" in torture/*) return 1 ;; esac
+	case "$1" in torture/* | nstree-rs/faultinject) return 1 ;; esac
 	k=${shard%/*} n=${shard#*/}
 	s=$(awk -v t="$1" '$1 == t { print $2 }' "$plan-$n" 2>/dev/null)
 	# A binary the plan does not know: by a hash of its name.

@@ -40,6 +40,10 @@ sfx=
 if [ -n "${NSTREE_SHARD:-}" ]; then
 	append="$append nstree.shard=$NSTREE_SHARD${NSTREE_PLAN:+ nstree.plan=$NSTREE_PLAN}"
 	sfx=".shard-${NSTREE_SHARD//\//of}"
+	# The fault-injection sweep's guest (selftests/faultinject): every
+	# slab cache with a debug flag, so that none has per-CPU sheaves or
+	# is merged, and a fault's index depends only on the call.
+	[ "$NSTREE_SHARD" != faultinject ] || append="$append slub_debug=F"
 fi
 logf="$OUT/console-$name-$mode$sfx.log"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"

@@ -422,6 +422,10 @@ def main(argv):
         res, checks, _ = parsed[name]
         if name.startswith("difftest-skipped-"):
             title = f"{name.split('-', 2)[-1]} configuration"
+        elif name.startswith("shell-"):
+            title = f"scripted make shell session ({name.split('-', 1)[-1]})"
+        elif name.startswith("faultinject-"):
+            title = f"fault-injection sweeps, C vs Rust, step by step ({name.split('-', 1)[-1]})"
         else:
             title = titles.get(name, f"differential traces, C vs Rust ({name.split('-', 1)[-1]})")
         rows.append((title, ["result"], ""))

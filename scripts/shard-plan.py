@@ -17,8 +17,9 @@ so far (longest-processing-time first), and OUT/NAME-N (NAME defaults
 to shard-plan) lists "suite/binary shard" per line, with a comment
 giving each shard's expected seconds.  The base and the debug kernels
 get plans of their own (qemu/mkinitramfs.sh): their times differ by
-test, not by one factor.  The torture suite is not sharded: it runs in
-a guest of its own (NSTREE_SHARD=torture).
+test, not by one factor.  The torture suite and the fault-injection sweep
+are not sharded: each runs in a guest of its own (NSTREE_SHARD=torture,
+NSTREE_SHARD=faultinject).
 
 --dump-weights prints the weights the LOGs give, in FILE's format.
 """
@@ -40,6 +41,8 @@ def binaries(root):
         for b in sorted(os.listdir(d)):
             p = os.path.join(d, b)
             if b.startswith(".") or os.path.isdir(p):
+                continue
+            if f"{suite}/{b}" == "nstree-rs/faultinject":
                 continue
             yield f"{suite}/{b}"
 

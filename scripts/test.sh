@@ -80,6 +80,10 @@ for fl in "${flavours[@]}"; do
 	done
 	shards=()
 	for k in $(seq 1 "$NSTREE_SHARDS"); do shards+=("$k/$NSTREE_SHARDS"); done
+	# The debug kernels' fault-injection sweep (selftests/faultinject) in
+	# a guest of its own (booted with slub_debug=F, run.sh), started with
+	# the shards, first: it is the longest.
+	[ "$fl" = base ] || shards=(faultinject "${shards[@]}")
 	# How many guests at once: the base kernels' tests leave the host's
 	# cores idle half of the time (sleeps, waits), so all their shards run
 	# together; the debug kernels' keep both cores busy, so two at a time
@@ -140,6 +144,13 @@ for fl in "${flavours[@]}"; do
 	python3 "$S/difftest-compare.py" "$OUT/console-$c-test.log" "$OUT/console-$rs-test.log" \
 		>"$OUT/difftest-$fl.tap" 2>&1
 	reports+=("difftest-$fl=$OUT/difftest-$fl.tap")
+	# The fault-injection sweeps (debug kernels: fail-nth), C against
+	# Rust, operation by operation and step by step.
+	if [ "$fl" = debug ]; then
+		python3 "$S/faultinject-compare.py" "$OUT/console-$c-test.log" "$OUT/console-$rs-test.log" \
+			>"$OUT/faultinject-$fl.tap" 2>&1
+		reports+=("faultinject-$fl=$OUT/faultinject-$fl.tap")
+	fi
 done
 
 echo
