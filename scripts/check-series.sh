@@ -42,7 +42,12 @@ else
 	log "copying the pristine tree to $T"
 	rm -rf "$T"
 	mkdir -p "$T"
-	rsync -a --exclude='/.build-*' --exclude='/.nstree-rs-version' "$PRISTINE/" "$T/"
+	rsync -a --exclude='/.build-*' --exclude='/.nstree-rs-version' --exclude='/.nstree-fixes.patch' \
+		"$PRISTINE/" "$T/"
+	# As Debian ships it: without the upstream fixes (rust-tree.sh).
+	if [ -s "$PRISTINE/.nstree-fixes.patch" ]; then
+		patch -s -R -p1 -d "$T" <"$PRISTINE/.nstree-fixes.patch" || die "could not revert the fixes"
+	fi
 	git_q -C "$T" init -q -b series
 	printf '/.build-*\n' >>"$T/.git/info/exclude"
 	git_q -C "$T" add -A -f

@@ -165,13 +165,48 @@ seed_fixup() {
 }
 
 # series_patches REPO: the patches to apply to the base tree, in order:
-# the series (patches/, without its cover letter), then the independent
-# selftest fix (patches/selftests/).
+# the fixes of upstream bugs that both kernels carry (patches/fixes/,
+# apply_fixes below gives them to the C tree), the series (patches/,
+# without its cover letter), then the independent selftest fix
+# (patches/selftests/).
 series_patches() {
 	local p
-	for p in "$1"/patches/*.patch "$1"/patches/selftests/*.patch; do
+	for p in "$1"/patches/fixes/*.patch "$1"/patches/*.patch "$1"/patches/selftests/*.patch; do
 		[ -e "$p" ] || continue
 		case "$(basename "$p")" in 0000-cover-letter.patch) continue ;; esac
 		echo "$p"
 	done
+}
+
+# apply_fixes REPO TREE: give TREE (the pristine tree, which the C kernels
+# are built from) the fixes of upstream bugs in REPO/patches/fixes/, the
+# ones the Rust tree gets first in its stack, so that both kernels carry
+# them.  Applied once: TREE/.nstree-fixes.patch holds what was applied
+# (a changed set is reverted and the new one applied), and rust-tree.sh
+# reverts it in its copy, whose base is the tree as Debian ships it.
+apply_fixes() {
+	local repo=$1 tree=$2 want p
+	want=$(mktemp)
+	for p in "$repo"/patches/fixes/*.patch; do
+		[ -e "$p" ] || continue
+		case "$(basename "$p")" in 0000-cover-letter.patch) continue ;; esac
+		cat "$p"
+	done >"$want"
+	if cmp -s "$want" "$tree/.nstree-fixes.patch" 2>/dev/null ||
+		{ [ ! -s "$want" ] && [ ! -e "$tree/.nstree-fixes.patch" ]; }; then
+		rm -f "$want"
+		return 0
+	fi
+	if [ -s "$tree/.nstree-fixes.patch" ]; then
+		patch -s -R -p1 -d "$tree" <"$tree/.nstree-fixes.patch" ||
+			die "could not revert the old fixes in $tree"
+	fi
+	rm -f "$tree/.nstree-fixes.patch"
+	if [ -s "$want" ]; then
+		patch -s -p1 -d "$tree" <"$want" || die "patches/fixes do not apply to $tree"
+		log "applied $(grep -c '^Subject:' "$want") upstream fix(es) to $tree"
+		mv "$want" "$tree/.nstree-fixes.patch"
+	else
+		rm -f "$want"
+	fi
 }

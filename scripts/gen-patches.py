@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Regenerate patches/ from rust/ and c-glue/ against the pristine tree.
 
-Two series, each described by a file of stanzas, one per patch:
+Three series, each described by a file of stanzas, one per patch:
 
   c-glue/series            -> patches/          (the Rust namespace tree)
   c-glue/series-selftests  -> patches/selftests/ (an independent fix of
                                                   an upstream selftest)
+  c-glue/series-fixes      -> patches/fixes/     (independent fixes of
+                                                  upstream kernel bugs, which
+                                                  both kernels carry)
 
 A series file starts with a cover letter and its patches follow:
 
@@ -55,7 +58,8 @@ CACHE = os.environ["NSTREE_CACHE"]
 WORK = os.path.join(CACHE, "trees", "work")
 PRISTINE = os.environ.get("PRISTINE", "")
 DATE = "2026-12-01T00:00:00+0000"
-SERIES = [("c-glue/series", "patches"), ("c-glue/series-selftests", "patches/selftests")]
+SERIES = [("c-glue/series", "patches"), ("c-glue/series-selftests", "patches/selftests"),
+          ("c-glue/series-fixes", "patches/fixes")]
 
 
 def identity():

@@ -15,7 +15,15 @@ if [ ! -d "$RUST_TREE/.git" ]; then
 	log "copying the pristine tree to $RUST_TREE (mtimes preserved)"
 	rm -rf "$RUST_TREE" "$WORK"
 	mkdir -p "$RUST_TREE"
-	rsync -a --exclude='/.build-*' --exclude='/.nstree-rs-version' "$PRISTINE/" "$RUST_TREE/"
+	rsync -a --exclude='/.build-*' --exclude='/.nstree-rs-version' --exclude='/.nstree-fixes.patch' \
+		"$PRISTINE/" "$RUST_TREE/"
+	# The base is the tree as Debian ships it: without the upstream fixes
+	# the C kernel's build applied (apply_fixes: env.sh); the Rust tree
+	# gets them from its own stack.
+	if [ -s "$PRISTINE/.nstree-fixes.patch" ]; then
+		patch -s -R -p1 -d "$RUST_TREE" <"$PRISTINE/.nstree-fixes.patch" ||
+			die "could not revert the upstream fixes in the copy"
+	fi
 	log "committing the base tree (takes a minute)"
 	git_q -C "$RUST_TREE" init -q -b base-branch
 	printf '/.build-*\n' >>"$RUST_TREE/.git/info/exclude"
