@@ -18,7 +18,7 @@ Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
 	test test-base test-debug demo bench check check-series host-test loom rustdoc clean distclean \
-	torture shell kunit
+	torture shell kunit mutants
 
 help:
 	@echo 'nstree-rs targets:'
@@ -34,6 +34,8 @@ help:
 	@echo '  bench        C, C-opt, Rust and Rust-noinline benchmark: ratios, docs/bench/'
 	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug'
 	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
+	@echo '  mutants      build each injected bug of mutants/ (NAME=...) and run the test that'
+	@echo '               must catch it: caught k of N per mutant (MUTANT_RUNS=N)'
 	@echo '  host-test    cargo tests of the crate logic, quick loom scenarios (no kernel, no setup)'
 	@echo '  loom         every loom scenario of the cascade, the long ones too (no kernel)'
 	@echo '  shell        boot VARIANT=rust|c (FLAVOUR=base|debug) to an interactive shell'
@@ -81,6 +83,9 @@ bench: rust-tree
 
 torture: $(if $(filter rust,$(VARIANT)),rust-tree,tree)
 	@$(S)/torture.sh
+
+mutants: rust-tree
+	@$(S)/mutants.sh $(NAME)
 
 # Installs its own cargo if there is none: no `setup` needed.
 # ONLY="--no-fail-fast --test cascade" runs just that (cargo test arguments).

@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mutants.sh [NAME...]: build each injected bug (mutants/NAME.patch, default
+# all of them) into a throwaway copy of its kernel, run the test that must
+# catch it RUNS times, and print per mutant: caught k of N, the median
+# wall time of a run, and the check that fired (make mutants).
+#
+# A mutant is a patch against a kernel tree of the project (the Rust tree
+# with the series, or the pristine C tree), with a header of "# Key: value"
+# lines that GNU patch skips:
+#   # Mutant:  what the bug is
+#   # Variant: rust | c            (the tree it applies to)
+#   # Flavour: debug | base        (the configuration it is built in)
+#   # Test:    a run-tests.sh filter (e.g. nstree-rs/faultinject)
+#   # Runs:    how many runs (default 3; MUTANT_RUNS overrides)
+# The copy of the tree is hard-linked (the patched files get files of
+# their own), and its build directory is seeded from the unmutated
+# kernel's (seed_copy, seed_fixup: env.sh), so a mutant costs one
+# incremental build.  Everything lands in $NSTREE_CACHE/mutants.
+#
+# A run catches the mutant when the test reports a failure ("not ok") or
+# the guest's kernel log does (report.py's verdict on the console log).
+# The unmutated kernel must pass the same test: make test shows that, and
+# MUTANT_CONTROL=1 runs it here too, as the first line of the table.
+set -uo pipefail
+. "$(dirname "$0")/env.sh"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+S="$REPO/scripts"
+Q="$REPO/qemu"
+MROOT="$NSTREE_CACHE/mutants"
+MOUT="$MROOT/out"
+mkdir -p "$MOUT"
+
+names=("$@")
+if [ ${#names[@]} = 0 ]; then
+	for p in "$REPO"/mutants/*.patch; do names+=("$(basename "$p" .patch)"); done
+fi
+
+hdr() { sed -n "s/^# $2: *//p" "$1" | head -1; }
+
+# The guest user space, as make test builds it.
+"$S/build-selftests.sh" && "$Q/mkinitramfs.sh" || die "could not build the guest user space"
+ln -sf "$OUT/initramfs.cpio.gz" "$MOUT/initramfs.cpio.gz"
+[ ! -f "$OUT/accel.env" ] || cp "$OUT/accel.env" "$MOUT/accel.env"
+
+# build_mutant NAME PATCH VARIANT FLAVOUR: $MOUT/bzImage-m-NAME-FLAVOUR.
+build_mutant() {
+	local name=$1 patch=$2 variant=$3 flavour=$4
+	local tree build mtree mbuild changed f frags
+	tree=$(variant_tree "$variant")
+	build=$(variant_build "$variant" "$flavour")
+	[ -f "$build/vmlinux" ] || "$S/build-kernel.sh" "$variant" "$flavour" ||
+		die "the unmutated $variant $flavour kernel does not build"
+	mtree="$MROOT/$name/tree"
+	mbuild="$mtree/$(basename "$build")"
+	log "mutant $name: a copy of $tree"
+	rm -rf "$MROOT/$name"
+	mkdir -p "$mtree"
+	cp -al "$tree/." "$mtree/" || die "cp -al $tree"
+	rm -rf "$mtree"/.build-* "$mtree/.git"
+	changed="$MROOT/$name/changed"
+	grep '^+++ ' "$patch" | sed -e 's|^+++ [ab]/||' -e 's|[[:space:]].*||' >"$changed"
+	# Files of their own for the patched files (not the tree's links).
+	while IFS= read -r f; do
+		cp "$mtree/$f" "$mtree/$f.unlink" && mv "$mtree/$f.unlink" "$mtree/$f"
+	done <"$changed"
+	patch -s -d "$mtree" -p1 <"$patch" || die "mutant $name does not apply"
+	seed_copy "$build" "$mbuild"
+	frags=("$REPO/configs/base.config" "$REPO/configs/$variant.config")
+	[ "$flavour" = base ] || frags+=("$REPO/configs/$flavour.config")
+	configure_frags "m-$name" "$mtree" "$mbuild" "${frags[@]}"
+	seed_fixup "$mtree" "$mbuild" "$changed"
+	log "mutant $name: building ($JOBS jobs)"
+	kmake "$mtree" "$mbuild" -j"$JOBS" bzImage >"$LOGS/build-m-$name.log" 2>&1 ||
+		{ grep -E 'error|Error' "$LOGS/build-m-$name.log" | head -20 >&2; return 1; }
+	cp "$mbuild/arch/x86/boot/bzImage" "$MOUT/bzImage-m-$name-$flavour"
+	# The copy is not needed once the image exists.
+	rm -rf "$mtree"
+}
+
+# run_mutant IMAGE_NAME FILTER RUNS: one table row's numbers.
+rows=()
+run_mutant() {
+	local label=$1 image=$2 filter=$3 runs=$4 k=0 i t0 secs fired="" log first times=()
+	for i in $(seq 1 "$runs"); do
+		t0=$(date +%s)
+		NSTREE_OUT=$MOUT NSTREE_QEMU_TIMEOUT=3000 "$Q/run.sh" "$image" test "$filter" \
+			>"$LOGS/mutant-$label-$i.log" 2>&1
+		secs=$(($(date +%s) - t0))
+		times+=("$secs")
+		log="$MOUT/console-$image-test.log"
+		cp "$log" "$MROOT/console-$label-$i.log"
+		first=$(sed -e 's/\r$//' "$log" | grep -m1 -E '^not ok [0-9]' || true)
+		if [ -z "$first" ] && python3 "$S/report.py" "$image=$log" >/dev/null 2>&1; then
+			log "  $label run $i: not caught (${secs}s)"
+		else
+			k=$((k + 1))
+			[ -n "$fired" ] || fired=${first:-"the kernel log (report.py)"}
+			log "  $label run $i: caught (${secs}s): ${first:-kernel log}"
+		fi
+	done
+	local med
+	med=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	rows+=("$(printf '%-28s %3s of %-3s %6ss  %s' "$label" "$k" "$runs" "$med" "${fired:--}")")
+}
+
+if [ "${MUTANT_CONTROL:-0}" = 1 ]; then
+	for name in "${names[@]}"; do
+		p="$REPO/mutants/$name.patch"
+		v=$(hdr "$p" Variant) fl=$(hdr "$p" Flavour)
+		img=$v
+		[ "$fl" = base ] || img="$v-$fl"
+		[ -f "$MOUT/bzImage-$img" ] || cp "$OUT/bzImage-$img" "$MOUT/" || die "no $OUT/bzImage-$img"
+		run_mutant "control:$img" "$img" "$(hdr "$p" Test)" 1
+		break
+	done
+fi
+for name in "${names[@]}"; do
+	p="$REPO/mutants/$name.patch"
+	[ -f "$p" ] || die "no mutant $p"
+	variant=$(hdr "$p" Variant) flavour=$(hdr "$p" Flavour) filter=$(hdr "$p" Test)
+	runs=${MUTANT_RUNS:-$(hdr "$p" Runs)}
+	runs=${runs:-3}
+	log "mutant $name: $(hdr "$p" Mutant)"
+	if ! build_mutant "$name" "$p" "$variant" "$flavour"; then
+		rows+=("$(printf '%-28s %s' "$name" "BUILD FAILED (see $LOGS/build-m-$name.log)")")
+		continue
+	fi
+	run_mutant "$name" "m-$name-$flavour" "$filter" "$runs"
+done
+
+echo
+echo "=== mutants ($(git -C "$REPO" rev-parse --short HEAD)) ==="
+printf '%-28s %-10s %7s  %s\n' mutant caught median "first check that fired"
+printf '%s\n' "${rows[@]}"
+# Every mutant caught in every run, the control never.
+bad=0
+for r in "${rows[@]}"; do
+	case "$r" in
+	control:*) echo "$r" | grep -qE ' 0 of ' || bad=1 ;;
+	*) echo "$r" | awk '{ exit !($2 == $4) }' || bad=1 ;;
+	esac
+done
+exit $bad
