@@ -11,7 +11,8 @@
 #   # Mutant:  what the bug is
 #   # Variant: rust | c            (the tree it applies to)
 #   # Flavour: debug | base        (the configuration it is built in)
-#   # Test:    a run-tests.sh filter (e.g. nstree-rs/faultinject)
+#   # Test:    a run-tests.sh filter (e.g. nstree-rs/ns_difftest), or
+#   # Shard:   the guest of its own a test runs in (faultinject, torture)
 #   # Runs:    how many runs (default 3; MUTANT_RUNS overrides)
 # The copy of the tree is hard-linked (the patched files get files of
 # their own), and its build directory is seeded from the unmutated
@@ -56,8 +57,9 @@ build_mutant() {
 	log "mutant $name: a copy of $tree"
 	rm -rf "$MROOT/$name"
 	mkdir -p "$mtree"
-	cp -al "$tree/." "$mtree/" || die "cp -al $tree"
-	rm -rf "$mtree"/.build-* "$mtree/.git"
+	# Everything but the build directories and git's.
+	find "$tree" -mindepth 1 -maxdepth 1 ! -name '.build-*' ! -name .git \
+		-exec cp -al -t "$mtree/" {} + || die "cp -al $tree"
 	changed="$MROOT/$name/changed"
 	grep '^+++ ' "$patch" | sed -e 's|^+++ [ab]/||' -e 's|[[:space:]].*||' >"$changed"
 	# Files of their own for the patched files (not the tree's links).
@@ -78,17 +80,17 @@ build_mutant() {
 	rm -rf "$mtree"
 }
 
-# run_mutant IMAGE_NAME FILTER RUNS: one table row's numbers.
+# run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS: one table row's numbers.
 rows=()
 run_mutant() {
-	local label=$1 image=$2 filter=$3 runs=$4 k=0 i t0 secs fired="" log first times=()
+	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 k=0 i t0 secs fired="" log first times=()
 	for i in $(seq 1 "$runs"); do
 		t0=$(date +%s)
-		NSTREE_OUT=$MOUT NSTREE_QEMU_TIMEOUT=3000 "$Q/run.sh" "$image" test "$filter" \
-			>"$LOGS/mutant-$label-$i.log" 2>&1
+		NSTREE_OUT=$MOUT NSTREE_QEMU_TIMEOUT=3000 NSTREE_SHARD=$shard \
+			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$label-$i.log" 2>&1
 		secs=$(($(date +%s) - t0))
 		times+=("$secs")
-		log="$MOUT/console-$image-test.log"
+		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"
 		cp "$log" "$MROOT/console-$label-$i.log"
 		first=$(sed -e 's/\r$//' "$log" | grep -m1 -E '^not ok [0-9]' || true)
 		if [ -z "$first" ] && python3 "$S/report.py" "$image=$log" >/dev/null 2>&1; then
@@ -111,7 +113,7 @@ if [ "${MUTANT_CONTROL:-0}" = 1 ]; then
 		img=$v
 		[ "$fl" = base ] || img="$v-$fl"
 		[ -f "$MOUT/bzImage-$img" ] || cp "$OUT/bzImage-$img" "$MOUT/" || die "no $OUT/bzImage-$img"
-		run_mutant "control:$img" "$img" "$(hdr "$p" Test)" 1
+		run_mutant "control:$img" "$img" "$(hdr "$p" Test)" "$(hdr "$p" Shard)" 1
 		break
 	done
 fi
@@ -126,7 +128,7 @@ for name in "${names[@]}"; do
 		rows+=("$(printf '%-28s %s' "$name" "BUILD FAILED (see $LOGS/build-m-$name.log)")")
 		continue
 	fi
-	run_mutant "$name" "m-$name-$flavour" "$filter" "$runs"
+	run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs"
 done
 
 echo
