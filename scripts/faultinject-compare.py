@@ -4,6 +4,7 @@
 
     scripts/faultinject-compare.py C_CONSOLE_LOG RUST_CONSOLE_LOG
     scripts/faultinject-compare.py --names A,B LOG_A LOG_B
+    scripts/faultinject-compare.py --table C_LOG RUST_LOG   (docs/results.md)
 
 Each log holds, between NSTREE-FI-BEGIN and NSTREE-FI-END, the step lines
 of selftests/faultinject ("FI <operation> n=<n> <result> <fault|nofault>",
@@ -65,6 +66,40 @@ class Sweep:
         return self.header is not None
 
 
+SUMMARY = re.compile(r"^# (\S+): (\d+) steps, (\d+) faults injected, "
+                     r"\d+ upstream errnos, ([\d.]+) s")
+
+
+def table(sweeps, names):
+    """The per-operation table of docs/results.md: steps, faults, what the
+    calls returned with their fault injected, and each kernel's seconds."""
+    secs = []
+    for s in sweeps:
+        t = {}
+        with open(s.path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = SUMMARY.match(line.rstrip())
+                if m:
+                    t[m.group(1)] = m.group(4)
+        secs.append(t)
+    a = sweeps[0]
+    print(f"| operation | steps | faults injected | results of the injected steps | "
+          f"s ({' / '.join(names)}) |")
+    print("|---|---:|---:|---|---:|")
+    for op in a.order:
+        lines = [l for l in a.ops[op] if l.startswith("FI ")]
+        res = {}
+        for l in lines:
+            if l.endswith(" fault"):
+                r = l.split()[3]
+                res[r] = res.get(r, 0) + 1
+        cells = ", ".join(f"{k} {n}" for k, n in sorted(res.items(), key=lambda x: (-x[1], x[0])))
+        same = all(s.ops.get(op) == a.ops[op] for s in sweeps[1:])
+        print(f"| `{op}` | {len(lines)} | {faults(a.ops[op])} | {cells or '-'}"
+              f"{'' if same else ' (DIFFERENT on the other kernel)'} | "
+              f"{' / '.join(t.get(op, '?') for t in secs)} |")
+
+
 def faults(lines):
     return sum(1 for l in lines if l.startswith("FI ") and l.endswith(" fault"))
 
@@ -73,6 +108,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--names", default="C,Rust",
                     help="labels of the two logs (default: C,Rust)")
+    ap.add_argument("--table", action="store_true",
+                    help="print the per-operation table of docs/results.md instead")
     ap.add_argument("log_a")
     ap.add_argument("log_b")
     args = ap.parse_args()
@@ -93,6 +130,9 @@ def main():
             return 2
 
     a, b = sweeps
+    if args.table:
+        table(sweeps, names)
+        return 0
     for name, s in zip(names, sweeps):
         steps = sum(1 for lines in s.ops.values() for l in lines if l.startswith("FI "))
         nf = sum(faults(lines) for lines in s.ops.values())

@@ -47,8 +47,8 @@ fi
 first=1
 for fl in "${flavours[@]}"; do
 	if [ "${CI:-}" = true ] && [ $first = 0 ]; then
-		need=30
-		[ -f "$(variant_build c "$fl")/vmlinux" ] || need=55
+		need=35
+		[ -f "$(variant_build c "$fl")/vmlinux" ] || need=60
 		used=$((($(date +%s) - t0) / 60))
 		if [ $((used + need)) -gt "$NSTREE_TIME_BUDGET_MIN" ]; then
 			log "skipping the $fl configuration: ${used} min used, about $need more needed, budget $NSTREE_TIME_BUDGET_MIN"

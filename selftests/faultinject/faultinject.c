@@ -87,6 +87,7 @@
 #define FD_NSFS_ROOT -10003
 #endif
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_IDS		4096
 #define MAX_STEPS	20000	/* an operation's sweep that goes on is a failure */
 #define SETTLE_MS	10000
@@ -107,7 +108,7 @@ static const struct nstype {
 	{ "cgroup", CLONE_NEWCGROUP, "cgroup" },
 	{ "time", CLONE_NEWTIME, "time_for_children" },
 };
-#define NTYPES (sizeof(types) / sizeof(types[0]))
+#define NTYPES ARRAY_SIZE(types)
 
 /* What the sweep holds: a process in a namespace of each type. */
 static pid_t holder;
@@ -136,7 +137,8 @@ struct op {
 };
 
 /* Documented errnos (man 2 unshare, clone, setns, open_by_handle_at,
- * ioctl_nsfs, mount; listns: its kernel-doc in 7.3 kernel/nstree.c). */
+ * ioctl_nsfs, mount; listns: its kernel-doc in 7.3 kernel/nstree.c).
+ */
 static const int e_unshare[] = { EINVAL, ENOMEM, ENOSPC, EPERM, EUSERS, 0 };
 static const int e_clone[] = { EAGAIN, EINVAL, ENOMEM, ENOSPC, EPERM, EUSERS, 0 };
 static const int e_setns[] = { EBADF, EINVAL, ENOMEM, EPERM, EUSERS, ESRCH, 0 };
@@ -173,7 +175,7 @@ static const struct upstream_errno {
 	{ EAFNOSUPPORT, NEEDS_NET,
 	  "net/ipv4/fib_frontend.c nl_fib_lookup_init(): netlink_kernel_create() failed" },
 };
-#define N_UPSTREAM (sizeof(upstream_errnos) / sizeof(upstream_errnos[0]))
+#define N_UPSTREAM ARRAY_SIZE(upstream_errnos)
 
 static struct op ops[128];
 static int nops;
@@ -245,7 +247,8 @@ static void sleep_ms(int ms)
 }
 
 /* Settled: listns() back to the baseline.  Returns 0, or -1 with the
- * difference in @why. */
+ * difference in @why.
+ */
 static int check_baseline(char *why, size_t len)
 {
 	static __u64 cur[MAX_IDS];
@@ -299,14 +302,16 @@ static int check_held(char *why, size_t len)
  */
 static const char *const expected_log[] = {
 	/* fs/proc/proc_sysctl.c get_subdir(): insert_header() or new_dir()
-	 * failed (-ENOMEM) */
+	 * failed (-ENOMEM)
+	 */
 	"sysctl could not get directory: ",
 	/* net/socket.c __sock_create(): sock_alloc() failed (-ENFILE) */
 	"socket: no more sockets",
 	/* lib/kobject_uevent.c uevent_net_init(): netlink_kernel_create() */
 	"kobject_uevent: unable to create netlink socket!",
 	/* lib/kobject.c kobject_add_internal(): kobject_add() failed (the
-	 * netdev's sysfs directories of the loopback device) */
+	 * netdev's sysfs directories of the loopback device)
+	 */
 	"kobject: kobject_add_internal failed for ",
 	/* lib/kobject.c kobject_add_varg(): kobject_set_name_vargs() failed */
 	"kobject: can not set name properly!",
@@ -320,7 +325,8 @@ static const char *const expected_log[] = {
 
 /* Every kernel log record since the last call: printed as FI-LOG lines
  * (the message only: no sequence number, no time stamp).  Returns the
- * number of records not in expected_log[]. */
+ * number of records not in expected_log[].
+ */
 static int drain_kmsg(const struct op *op, unsigned int n)
 {
 	char buf[8192];
@@ -500,19 +506,27 @@ static int step(const struct op *op, unsigned int n, struct res *r)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+static const struct {
+	int e;
+	const char *name;
+} errnames[] = {
+	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" },
+	{ EINTR, "EINTR" }, { EBADF, "EBADF" }, { EAGAIN, "EAGAIN" },
+	{ ENOMEM, "ENOMEM" }, { EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },
+	{ EINVAL, "EINVAL" }, { ENFILE, "ENFILE" }, { EMFILE, "EMFILE" },
+	{ ENOTTY, "ENOTTY" }, { ENOSPC, "ENOSPC" }, { ELOOP, "ELOOP" },
+	{ EUSERS, "EUSERS" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { ESTALE, "ESTALE" },
+	{ EOVERFLOW, "EOVERFLOW" }, { EEXIST, "EEXIST" }, { ENODEV, "ENODEV" },
+	{ ENOBUFS, "ENOBUFS" }, { EAFNOSUPPORT, "EAFNOSUPPORT" },
+};
+
 static const char *errname(int e)
 {
 	static char buf[16];
 
-	switch (e) {
-#define E(x) case x: return #x
-	E(EPERM); E(ENOENT); E(ESRCH); E(EINTR); E(EBADF); E(EAGAIN);
-	E(ENOMEM); E(EFAULT); E(EBUSY); E(EINVAL); E(ENFILE); E(EMFILE);
-	E(ENOTTY); E(ENOSPC); E(ELOOP); E(EUSERS); E(EOPNOTSUPP);
-	E(ESTALE); E(EOVERFLOW); E(ENOSYS); E(EEXIST); E(ENODEV);
-	E(ENOBUFS); E(EAFNOSUPPORT);
-#undef E
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(errnames); i++)
+		if (errnames[i].e == e)
+			return errnames[i].name;
 	snprintf(buf, sizeof(buf), "E%d", e);
 	return buf;
 }
@@ -528,7 +542,8 @@ static void build_ops(void)
 			    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP },
 		/* bubblewrap and Flatpak (--unshare-all --share-net): all but
 		 * net and time, in a user namespace (the combinations with
-		 * net share its allocations with "docker": one is enough) */
+		 * net share its allocations with "docker": one is enough)
+		 */
 		{ "sandbox", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
 			     CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP },
 	};
@@ -556,11 +571,11 @@ static void build_ops(void)
 
 	for (i = 0; i < NTYPES; i++)
 		add(K_UNSHARE, types[i].flag, i, e_unshare, "unshare(%s)", types[i].name);
-	for (i = 0; i < sizeof(combos) / sizeof(combos[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(combos); i++)
 		add(K_UNSHARE, combos[i].flags, 0, e_unshare, "unshare(%s)", combos[i].name);
 	for (i = 0; i < NTYPES; i++)
 		add(K_CLONE3, types[i].flag, i, e_clone, "clone3(%s)", types[i].name);
-	for (i = 0; i < sizeof(combos) / sizeof(combos[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(combos); i++)
 		add(K_CLONE3, combos[i].flags, 0, e_clone, "clone3(%s)", combos[i].name);
 	for (i = 0; i < NTYPES; i++)
 		add(K_SETNS_FD, 0, i, e_setns, "setns(fd,%s)", types[i].name);
@@ -571,10 +586,10 @@ static void build_ops(void)
 	    "setns(pidfd,mnt+net)");
 	for (i = 0; i < NTYPES; i++)
 		add(K_HANDLE, 0, i, e_handle, "open_by_handle_at(%s)", types[i].name);
-	for (i = 0; i < sizeof(ioctls) / sizeof(ioctls[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ioctls); i++)
 		add(K_IOCTL, ioctls[i].cmd, ioctls[i].type, e_ioctl, "ioctl(%s)", ioctls[i].name);
 	add(K_SIOCGSKNS, 0, 5, e_ioctl, "ioctl(SIOCGSKNS)");
-	for (i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(filters); i++)
 		add(K_LISTNS, filter_bits[i], 0, e_listns, "listns(%s)", filters[i]);
 	add(K_BIND, 0, 5, e_bind, "mount(MS_BIND,nsfs-net)");
 }
@@ -587,14 +602,16 @@ static void build_ops(void)
 static const char *const unmarked[] = {
 	"radix_tree_node", "maple_node", "vmap_area", "kmemleak_object",
 	/* CONFIG_DEBUG_OBJECTS refills its pool when it runs low (7.3
-	 * lib/debugobjects.c fill_pool()), and a failure there is absorbed */
+	 * lib/debugobjects.c fill_pool()), and a failure there is absorbed
+	 */
 	"debug_objects_cache", NULL,
 };
 
 #define DBG "/sys/kernel/debug/"
 
 /* failslab for the marked caches only, page allocator out (see the top).
- * Returns the number of caches marked, or dies. */
+ * Returns the number of caches marked, or dies.
+ */
 static int setup_faults(int on)
 {
 	DIR *d = opendir("/sys/kernel/slab");
@@ -647,7 +664,8 @@ static int setup_faults(int on)
 }
 
 /* The holder: a process in a new namespace of each type (pid and time
- * for its children), sleeping until the sweep is done. */
+ * for its children), sleeping until the sweep is done.
+ */
 static void make_holder(void)
 {
 	int p[2], q[2];
@@ -777,7 +795,8 @@ int main(void)
 			       r.left ? "nofault" : "fault");
 			/* A bad step is reported (the first one's reason) and
 			 * the sweep goes on: both kernels' whole step lists are
-			 * compared. */
+			 * compared.
+			 */
 			badstep = 0;
 			if (st) {
 				snprintf(msg, sizeof(msg), "worker exit status %d", st);
