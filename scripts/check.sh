@@ -87,6 +87,9 @@ py_tests shard-plan test_shard_plan.py
 # scripts/compare-objects.py (make check-series' C-identical step) on two
 # small synthetic builds: stamps, link order, the Rust-helper rule.
 py_tests compare-objects test_compare_objects.py
+# scripts/faultinject-compare.py (make test's C/Rust sweep comparison) on
+# synthetic console logs.
+py_tests faultinject-compare test_faultinject_compare.py
 
 # The tables of docs/bench.md and the lists of cells above 1.02 in the
 # README and docs/results.md are what docs/bench/ gives (make bench
@@ -136,4 +139,5 @@ printf '%-18s %s\n' bench-report "${verdict[bench-report]}"
 printf '%-18s %s\n' compare-objects "${verdict[compare-objects]}"
 printf '%-18s %s\n' bench-tables "${verdict[bench-tables]}"
 printf '%-18s %s\n' shard-plan "${verdict[shard-plan]}"
+printf '%-18s %s\n' fi-compare "${verdict[faultinject-compare]}"
 exit $fail
