@@ -3,7 +3,10 @@
 # mutants.sh [NAME...]: build each injected bug (mutants/NAME.patch, default
 # all of them) into a throwaway copy of its kernel, run the test that must
 # catch it RUNS times, and print per mutant: caught k of N, the median
-# wall time of a run, and the check that fired (make mutants).
+# wall time of a run, the median time nstorture took to its first failure,
+# and the check that fired, with where (make mutants).
+# mutants.sh --report [NAME...]: the same table from the console logs the
+# last runs kept, without building or booting anything.
 #
 # A mutant is a patch against a kernel tree of the project (the Rust tree
 # with the series, or the pristine C tree), with a header of "# Key: value"
@@ -39,10 +42,6 @@ fi
 
 hdr() { sed -n "s/^# $2: *//p" "$1" | head -1; }
 
-# The guest user space, as make test builds it.
-"$S/build-selftests.sh" && "$Q/mkinitramfs.sh" || die "could not build the guest user space"
-ln -sf "$OUT/initramfs.cpio.gz" "$MOUT/initramfs.cpio.gz"
-[ ! -f "$OUT/accel.env" ] || cp "$OUT/accel.env" "$MOUT/accel.env"
 
 # build_mutant NAME PATCH VARIANT FLAVOUR: $MOUT/bzImage-m-NAME-FLAVOUR.
 build_mutant() {
@@ -80,31 +79,91 @@ build_mutant() {
 	rm -rf "$mtree"
 }
 
-# run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS: one table row's numbers.
+# judge LOG NAME: CAUGHT (0/1), FIRST (the first "not ok" line, or
+# the kernel log) and WHEN (how far the test was when it first fired:
+# nstorture's time of its first failure, the sweep's operation and n).
+judge() {
+	local log=$1 name=$2
+	FIRST=$(sed -e 's/\r$//' "$log" | grep -m1 -E '^not ok [0-9]' || true)
+	WHEN=$(sed -e 's/\r$//' "$log" | sed -n -e 's/^# NSTORTURE-FAIL t=\([0-9.]*\)s.*/\1 s/p' \
+		-e 's/^# \([^ ]*\) \(n=[0-9]*\): .*/\1 \2/p' | head -1)
+	CAUGHT=1
+	# report.py expects the Rust tree from a name that starts with "rust".
+	if [ -z "$FIRST" ] && python3 "$S/report.py" "$name=$log" >/dev/null 2>&1; then
+		CAUGHT=0
+	fi
+	: "${FIRST:=the kernel log (report.py)}"
+}
+
+# row LABEL K RUNS TIMES WHENS FIRED: one line of the table (the medians
+# of the runs' wall times and of nstorture's first-failure times).
 rows=()
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }'; }
+row() {
+	local med tmed
+	med=$(tr ' ' '\n' <<<"$4" | grep . | median)
+	tmed=$(tr ';' '\n' <<<"$5" | grep -E '^[0-9.]+ s$' | sed 's/ s$//' | median)
+	[ "$tmed" = - ] || tmed="${tmed} s"
+	[ "$med" = - ] || med="${med}s"
+	rows+=("$(printf '%-32s %3s of %-3s %7s  %-9s %s' "$1" "$2" "$3" "$med" "$tmed" "${6:--}")")
+}
+
+# run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS: boot it RUNS times
+# (nstorture with seed = the run's number), keep each console log in
+# $MROOT/console-LABEL-RUN.log, and add its row.
 run_mutant() {
-	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 k=0 i t0 secs fired="" log first times=()
+	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 k=0 i t0 secs fired="" log times="" whens=""
+	rm -f "$MROOT/console-$label"-[0-9]*.log
 	for i in $(seq 1 "$runs"); do
 		t0=$(date +%s)
 		NSTREE_OUT=$MOUT NSTREE_QEMU_TIMEOUT=3000 NSTREE_SHARD=$shard \
+			NSTREE_APPEND="nstree.torture_seed=$i" \
 			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$label-$i.log" 2>&1
 		secs=$(($(date +%s) - t0))
-		times+=("$secs")
+		times+=" $secs"
 		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"
 		cp "$log" "$MROOT/console-$label-$i.log"
-		first=$(sed -e 's/\r$//' "$log" | grep -m1 -E '^not ok [0-9]' || true)
-		if [ -z "$first" ] && python3 "$S/report.py" "$image=$log" >/dev/null 2>&1; then
+		judge "$log" "$RNAME"
+		if [ "$CAUGHT" = 0 ]; then
 			log "  $label run $i: not caught (${secs}s)"
 		else
 			k=$((k + 1))
-			[ -n "$fired" ] || fired=${first:-"the kernel log (report.py)"}
-			log "  $label run $i: caught (${secs}s): ${first:-kernel log}"
+			whens+="$WHEN;"
+			[ -n "$fired" ] || fired="$FIRST${WHEN:+ (at $WHEN)}"
+			log "  $label run $i: caught (${secs}s): $FIRST${WHEN:+ (at $WHEN)}"
 		fi
 	done
-	local med
-	med=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	rows+=("$(printf '%-28s %3s of %-3s %6ss  %s' "$label" "$k" "$runs" "$med" "${fired:--}")")
+	row "$label" "$k" "$runs" "$times" "$whens" "$fired"
 }
+
+# --report: the table again from the console logs the last runs kept.
+if [ "${names[0]:-}" = --report ]; then
+	names=("${names[@]:1}")
+	if [ ${#names[@]} = 0 ]; then
+		for p in "$REPO"/mutants/*.patch; do names+=("$(basename "$p" .patch)"); done
+	fi
+	for name in "${names[@]}"; do
+		k=0 n=0 whens="" fired=""
+		for log in "$MROOT/console-$name"-*.log; do
+			[ -e "$log" ] || continue
+			n=$((n + 1))
+			judge "$log" "$(hdr "$REPO/mutants/$name.patch" Variant)-mutant"
+			[ "$CAUGHT" = 0 ] && continue
+			k=$((k + 1))
+			whens+="$WHEN;"
+			[ -n "$fired" ] || fired="$FIRST${WHEN:+ (at $WHEN)}"
+		done
+		[ "$n" = 0 ] || row "$name" "$k" "$n" "" "$whens" "$fired"
+	done
+	printf '%-32s %-10s %7s  %-9s %s\n' mutant caught median detected "first check that fired"
+	printf '%s\n' "${rows[@]}"
+	exit 0
+fi
+
+# The guest user space, as make test builds it.
+"$S/build-selftests.sh" && "$Q/mkinitramfs.sh" || die "could not build the guest user space"
+ln -sf "$OUT/initramfs.cpio.gz" "$MOUT/initramfs.cpio.gz"
+[ ! -f "$OUT/accel.env" ] || cp "$OUT/accel.env" "$MOUT/accel.env"
 
 if [ "${MUTANT_CONTROL:-0}" = 1 ]; then
 	for name in "${names[@]}"; do
@@ -113,7 +172,7 @@ if [ "${MUTANT_CONTROL:-0}" = 1 ]; then
 		img=$v
 		[ "$fl" = base ] || img="$v-$fl"
 		[ -f "$MOUT/bzImage-$img" ] || cp "$OUT/bzImage-$img" "$MOUT/" || die "no $OUT/bzImage-$img"
-		run_mutant "control:$img" "$img" "$(hdr "$p" Test)" "$(hdr "$p" Shard)" 1
+		RNAME=$img run_mutant "control:$img" "$img" "$(hdr "$p" Test)" "$(hdr "$p" Shard)" 1
 		break
 	done
 fi
@@ -125,15 +184,15 @@ for name in "${names[@]}"; do
 	runs=${runs:-3}
 	log "mutant $name: $(hdr "$p" Mutant)"
 	if ! build_mutant "$name" "$p" "$variant" "$flavour"; then
-		rows+=("$(printf '%-28s %s' "$name" "BUILD FAILED (see $LOGS/build-m-$name.log)")")
+		rows+=("$(printf '%-32s %s' "$name" "BUILD FAILED (see $LOGS/build-m-$name.log)")")
 		continue
 	fi
-	run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs"
+	RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs"
 done
 
 echo
 echo "=== mutants ($(git -C "$REPO" rev-parse --short HEAD)) ==="
-printf '%-28s %-10s %7s  %s\n' mutant caught median "first check that fired"
+printf '%-32s %-10s %7s  %-9s %s\n' mutant caught median detected "first check that fired"
 printf '%s\n' "${rows[@]}"
 # Every mutant caught in every run, the control never.
 bad=0
