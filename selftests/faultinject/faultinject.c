@@ -11,13 +11,18 @@
  * that one call, and reads fail-nth back (0: the n-th fault-injection
  * point of the call failed; more: the call made fewer than n, and the
  * sweep of that operation ends).  After every step:
- *   - the call's errno, if it failed, is one its manual page documents;
+ *   - the call's errno, if it failed, is one its manual page documents,
+ *     or one of upstream_errnos[]: errnos 7.3 returns from a failed
+ *     allocation on that path, each with its source;
  *   - listns() is back to the baseline taken before the sweep (no active
  *     namespace leaked, none missing), waited for up to SETTLE_MS since
  *     teardown is partly asynchronous (file release, RCU);
  *   - the namespaces this program holds still answer NS_GET_ID with
  *     their ids;
- *   - the kernel log is silent (/dev/kmsg: any new record fails the step).
+ *   - the kernel log is silent (/dev/kmsg): a record fails the step
+ *     unless it is one of expected_log[], the pr_err()s upstream prints
+ *     on these allocation failures (printed as FI-LOG lines, compared);
+ *   - at the end, kmemleak (the runner's two scans after the program).
  *
  * The points counted are failslab's, and only where the count is the
  * same at every run: the guest boots with slub_debug=F (run.sh, for the
@@ -27,8 +32,8 @@
  * otherwise be counted whenever this CPU's sheaf ran empty.  Then
  * failslab's cache-filter limits faults to the caches marked failslab=1:
  * all but those whose allocations depend on state other than the call's
- * (xarray and maple tree nodes, vmap areas, kmemleak's own objects, which
- * fall back to a pool anyway).  GFP_KERNEL allocations count
+ * (xarray and maple tree nodes, vmap areas, kmemleak's and debugobjects'
+ * own objects, which fall back to or refill a pool).  GFP_KERNEL allocations count
  * (ignore-gfp-wait=N); the page allocator does not (fail_page_alloc's
  * min-order above the largest order): a slab refilling its page, or the
  * stack depot's pool, would shift n depending on the allocator's state.
@@ -43,9 +48,10 @@
  *
  * Output: one line per step between NSTREE-FI-BEGIN and NSTREE-FI-END,
  *   FI <operation> n=<n> <result> <fault|nofault>
- * (result: "ok", a return value class, or the errno's name), then TAP, one
- * test per operation, and the totals.  A kernel without fail-nth (the
- * base kernels) skips the whole program.
+ *   FI-LOG <operation> n=<n> <kernel message>
+ * (result: "ok", a return value class, or the errno's name), with a TAP
+ * result after each operation's steps, then the totals.  A kernel without
+ * fail-nth (the base kernels) skips the whole program.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
