@@ -36,6 +36,7 @@ class Sweep:
         self.totals = None
         self.ops = {}  # operation -> list of lines
         self.order = []
+        self.sweeps = 1  # sweeps the log holds (one is expected)
 
     def parse(self):
         inside = False
@@ -43,13 +44,15 @@ class Sweep:
             for raw in f:
                 line = raw.rstrip("\r\n").rstrip()
                 m = TOTALS.match(line)
-                if m:
+                if m and self.complete and self.totals is None:
                     self.totals = m.group(1)
                 if not inside:
                     pos = line.find(BEGIN)
                     if pos >= 0 and self.header is None:
                         self.header = line[pos:]
                         inside = True
+                    elif pos >= 0:
+                        self.sweeps += 1
                     continue
                 if line.startswith(END):
                     self.complete = True
@@ -163,8 +166,20 @@ def main():
         print(f"# {op}: first difference")
         print(f"#   {names[0] + ':':<{width}} {la[i] if i < len(la) else '<sweep ends>'}")
         print(f"#   {names[1] + ':':<{width}} {lb[i] if i < len(lb) else '<sweep ends>'}")
+    # A sweep must have swept: every operation its header announces, with
+    # at least one step each, and one sweep per log.
+    short = False
+    for name, s in zip(names, sweeps):
+        m = re.search(r"\bops=(\d+)", s.header or "")
+        want = int(m.group(1)) if m else -1
+        empty = [op for op, lines in s.ops.items() if not any(l.startswith("FI ") for l in lines)]
+        if want != len(s.ops) or empty or s.sweeps != 1:
+            short = True
+            print(f"# {name}: {len(s.ops)} operations swept, the header announces {want}"
+                  + (f"; {len(empty)} without a step" if empty else "")
+                  + (f"; {s.sweeps} sweeps in one log" if s.sweeps != 1 else ""))
     n = len(order) + 1
-    if a.complete and b.complete and a.totals is not None and a.totals == b.totals:
+    if not short and a.complete and b.complete and a.totals is not None and a.totals == b.totals:
         print(f"ok {n} totals {a.totals}")
     else:
         failed += 1

@@ -86,6 +86,17 @@ def case_truncated():
     assert "not ok 3 totals" in out and "no end marker" in out, out
 
 
+def case_empty_sweep():
+    # Both kernels swept nothing (e.g. a filter left on): not a pass.
+    rc, out = run(sweep([]), sweep([]))
+    assert rc == 1 and "not ok 1 totals" in out and "the header announces 2" in out, out
+
+
+def case_fewer_operations_than_announced():
+    rc, out = run(sweep(STEPS[:4]), sweep(STEPS[:4]))
+    assert rc == 1 and "1 operations swept, the header announces 2" in out, out
+
+
 def case_no_sweep():
     rc, out = run(sweep(STEPS), "[    1.000000] no sweep here\n")
     assert rc == 2 and "Bail out!" in out, out

@@ -118,14 +118,15 @@ static const struct nstype {
 
 /* What the sweep holds: a process in a namespace of each type. */
 static pid_t holder;
+static int holder_pipe = -1;	/* closing it ends the holder */
 static int holder_fd[NTYPES];
 static __u64 holder_id[NTYPES];
 static int holder_pidfd = -1;
 static int holder_sock = -1;	/* a socket of the holder's network namespace */
 static struct file_handle *holder_fh[NTYPES];
 
-static __u64 baseline[MAX_IDS];
-static long nbaseline;
+static __u64 baseline[MAX_IDS], base0[MAX_IDS];
+static long nbaseline, nbase0;
 static int kmsg = -1;
 
 enum kind {
@@ -306,27 +307,30 @@ static int check_held(char *why, size_t len)
  * design (pr_err, not a WARN): they are part of the step's result, printed
  * and compared between the kernels, but do not fail it.
  */
-static const char *const expected_log[] = {
+static const struct {
+	const char *prefix, *also;	/* the record starts with, and has */
+} expected_log[] = {
 	/* fs/proc/proc_sysctl.c get_subdir(): insert_header() or new_dir()
-	 * failed (-ENOMEM)
+	 * failed
 	 */
-	"sysctl could not get directory: ",
+	{ "sysctl could not get directory: ", " -12" },
 	/* net/socket.c __sock_create(): sock_alloc() failed (-ENFILE) */
-	"socket: no more sockets",
+	{ "socket: no more sockets", "" },
 	/* lib/kobject_uevent.c uevent_net_init(): netlink_kernel_create() */
-	"kobject_uevent: unable to create netlink socket!",
+	{ "kobject_uevent: unable to create netlink socket!", "" },
 	/* lib/kobject.c kobject_add_internal(): kobject_add() failed (the
 	 * netdev's sysfs directories of the loopback device)
 	 */
-	"kobject: kobject_add_internal failed for ",
+	{ "kobject: kobject_add_internal failed for ", "(error: -12 parent: " },
 	/* lib/kobject.c kobject_add_varg(): kobject_set_name_vargs() failed */
-	"kobject: can not set name properly!",
-	/* net/ipv6/mcast.c igmp6_net_init(): inet_ctl_sock_create() failed */
-	"Failed to initialize the IGMP6 control socket (err ",
-	"Failed to initialize the IGMP6 autojoin socket (err ",
-	/* net/ipv6/ndisc.c ndisc_net_init(): inet_ctl_sock_create() failed */
-	"ICMPv6: NDISC: Failed to initialize the control socket (err ",
-	NULL,
+	{ "kobject: can not set name properly!", "" },
+	/* net/ipv6/mcast.c igmp6_net_init(), net/ipv6/ndisc.c
+	 * ndisc_net_init(): inet_ctl_sock_create() failed, with sk_alloc()'s
+	 * -ENOBUFS or sock_alloc()'s -ENFILE
+	 */
+	{ "Failed to initialize the IGMP6 control socket (err ", "" },
+	{ "Failed to initialize the IGMP6 autojoin socket (err ", "" },
+	{ "ICMPv6: NDISC: Failed to initialize the control socket (err ", "" },
 };
 
 /* Every kernel log record since the last call: printed as FI-LOG lines
@@ -340,14 +344,25 @@ static int drain_kmsg(const struct op *op, unsigned int n)
 	ssize_t len;
 
 	for (;;) {
-		const char *msg, *const *e;
+		const char *msg;
+		size_t e;
 		char *nl;
 
 		len = read(kmsg, buf, sizeof(buf) - 1);
-		if (len < 0 && errno == EPIPE)
-			continue;	/* overwritten records: read on */
-		if (len <= 0)
+		if (len < 0 && errno == EAGAIN)
 			break;
+		if (len <= 0) {
+			/* EPIPE: records were overwritten before we read them;
+			 * anything else: a record we cannot read.  Either way
+			 * the log was not what it should be.
+			 */
+			printf("FI-LOG %s n=%u UNEXPECTED /dev/kmsg: %s\n", op->name, n,
+			       len < 0 ? strerror(errno) : "end of file");
+			unexpected++;
+			if (len < 0 && errno == EPIPE)
+				continue;
+			break;
+		}
 		buf[len] = 0;
 		/* "prio,seq,usec,flags;message\n continuation lines" */
 		msg = strchr(buf, ';');
@@ -355,11 +370,13 @@ static int drain_kmsg(const struct op *op, unsigned int n)
 		nl = strchr(msg, '\n');
 		if (nl)
 			*nl = 0;
-		for (e = expected_log; *e && strncmp(msg, *e, strlen(*e)); e++)
-			;
+		for (e = 0; e < ARRAY_SIZE(expected_log); e++)
+			if (!strncmp(msg, expected_log[e].prefix, strlen(expected_log[e].prefix)) &&
+			    strstr(msg, expected_log[e].also))
+				break;
 		printf("FI-LOG %s n=%u %s%s\n", op->name, n,
-		       *e ? "" : "UNEXPECTED ", msg);
-		if (!*e)
+		       e < ARRAY_SIZE(expected_log) ? "" : "UNEXPECTED ", msg);
+		if (e == ARRAY_SIZE(expected_log))
 			unexpected++;
 	}
 	return unexpected;
@@ -702,7 +719,8 @@ static void make_holder(void)
 	close(q[1]);
 	if (read(q[0], &c, 1) != 1 || c != 'y')
 		die("holder");
-	/* p[1] stays open: the holder lives as long as this process. */
+	/* The holder lives until p[1] is closed (drop_holder()). */
+	holder_pipe = p[1];
 	holder_pidfd = syscall(__NR_pidfd_open, holder, 0);
 	if (holder_pidfd < 0)
 		die("pidfd_open");
@@ -720,12 +738,10 @@ static void make_holder(void)
 				      AT_EMPTY_PATH))
 			die("name_to_handle_at");
 	}
-	/* The holder's socket, through pidfd_getfd. */
+	/* A socket of the holder's network namespace, made here. */
 	{
-		char path[64];
 		int self_net = open("/proc/self/ns/net", O_RDONLY);
 
-		snprintf(path, sizeof(path), "/proc/%d/ns/net", holder);
 		if (self_net < 0 || setns(holder_fd[5], CLONE_NEWNET))
 			die("setns net");
 		holder_sock = socket(AF_UNIX, SOCK_DGRAM, 0);
@@ -733,6 +749,43 @@ static void make_holder(void)
 			die("socket in the holder's net");
 		close(self_net);
 	}
+}
+
+/*
+ * drop_holder(): end the holder and close everything of its; then its
+ * namespaces must leave listns() (within SETTLE_MS), so that a reference
+ * an operation's error path leaked on them shows.  Returns 0, or -1 with
+ * the first namespace still listed in @why.
+ */
+static int drop_holder(char *why, size_t len)
+{
+	static __u64 cur[MAX_IDS];
+	int waited, t, left = -1;
+
+	close(holder_pipe);
+	close(holder_pidfd);
+	close(holder_sock);
+	for (t = 0; t < (int)NTYPES; t++) {
+		close(holder_fd[t]);
+		free(holder_fh[t]);
+	}
+	if (waitpid(holder, NULL, 0) != holder)
+		die("waitpid holder");
+	for (waited = 0; waited <= SETTLE_MS; waited += 10) {
+		long n = list_all(cur);
+
+		left = -1;
+		for (t = 0; t < (int)NTYPES && left < 0; t++)
+			for (long i = 0; i < n; i++)
+				if (cur[i] == holder_id[t])
+					left = t;
+		if (left < 0)
+			return 0;
+		sleep_ms(10);
+	}
+	snprintf(why, len, "the %s namespace of the operation's holder still listed %d ms after it ended",
+		 types[left].name, SETTLE_MS);
+	return -1;
 }
 
 int main(void)
@@ -748,16 +801,16 @@ int main(void)
 	}
 	marked = setup_faults(1);
 	close(open("/run/faultinject-bind", O_CREAT | O_WRONLY, 0600));
-	make_holder();
 	build_ops();
-	nbaseline = list_all(baseline);
-	if (nbaseline < 0)
+	/* The baseline without a holder: each operation makes its own. */
+	nbase0 = list_all(base0);
+	if (nbase0 < 0)
 		die("listns");
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kmsg < 0 || lseek(kmsg, 0, SEEK_END) < 0)
 		die("/dev/kmsg");
 
-	printf("NSTREE-FI-BEGIN ops=%d baseline=%ld caches=%d\n", nops, nbaseline, marked);
+	printf("NSTREE-FI-BEGIN ops=%d baseline=%ld caches=%d\n", nops, nbase0, marked);
 	for (size_t u = 0; u < N_UPSTREAM; u++)
 		printf("# accepted where reached: %s from %s\n",
 		       errname(upstream_errnos[u].err), upstream_errnos[u].where);
@@ -776,6 +829,13 @@ int main(void)
 			printf("ok %d %s # SKIP not in NSTREE_FI_ONLY\n", i + 1, op->name);
 			continue;
 		}
+		/* A holder of its own: the operation's leaks on its namespaces
+		 * show when it ends (below).
+		 */
+		make_holder();
+		nbaseline = list_all(baseline);
+		if (nbaseline < 0)
+			die("listns");
 		for (n = 1; n <= MAX_STEPS; n++) {
 			struct res r;
 			int st, logged, traced = 0;
@@ -806,6 +866,9 @@ int main(void)
 			badstep = 0;
 			if (st) {
 				snprintf(msg, sizeof(msg), "worker exit status %d", st);
+				badstep = 1;
+			} else if (r.ret < 0 && r.left && r.err == ENOMEM) {
+				snprintf(msg, sizeof(msg), "ENOMEM with no fault injected");
 				badstep = 1;
 			} else if (r.ret < 0) {
 				const int *e = op->allowed;
@@ -846,6 +909,26 @@ int main(void)
 				break;
 			faults++;
 			faults_all++;
+		}
+		/* The holder ends: its namespaces must go, and listns() must be
+		 * back to what it was before it.
+		 */
+		{
+			char msg[200] = "";
+
+			if (drop_holder(msg, sizeof(msg)) == 0) {
+				memcpy(baseline, base0, nbase0 * sizeof(*base0));
+				nbaseline = nbase0;
+				if (check_baseline(msg, sizeof(msg)) == 0)
+					msg[0] = 0;
+			}
+			if (msg[0] || drain_kmsg(op, n)) {
+				if (!msg[0])
+					snprintf(msg, sizeof(msg), "unexpected kernel log records");
+				printf("# %s end: %s\n", op->name, msg);
+				if (!bad++)
+					snprintf(why, sizeof(why), "the end: %s", msg);
+			}
 		}
 		if (!bad && n > MAX_STEPS) {
 			snprintf(why, sizeof(why), "still consuming faults after %d steps", MAX_STEPS);
