@@ -25,8 +25,11 @@ frags=("$REPO/configs/base.config" "$REPO/configs/$variant.config")
 [ ! -f "$REPO/configs/series-$LINUX_SERIES.config" ] || frags+=("$REPO/configs/series-$LINUX_SERIES.config")
 
 [ -f "$tree/Makefile" ] || die "no kernel tree at $tree (make tree)"
-# The C kernel carries the upstream fixes the Rust tree has in its stack.
-[ "$variant" != c ] || apply_fixes "$REPO" "$tree"
+# The C kernel carries the upstream fixes the Rust tree has in its stack
+# (the project's series only: another series' C kernel stays as shipped).
+if [ "$variant" = c ] && [ "$LINUX_SERIES" = "$NSTREE_BASE_SERIES" ]; then
+	apply_fixes "$REPO" "$tree"
+fi
 
 # Seed a fresh Rust build directory from the C one: same config but for the
 # nstree choice, so Kbuild only rebuilds what the series touches

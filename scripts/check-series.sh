@@ -25,6 +25,10 @@ T="$NSTREE_CACHE/trees/series"
 mapfile -t SERIES < <(series_patches "$REPO" | grep -v "/patches/selftests/")
 
 [ -f "$(variant_build c base)/vmlinux" ] || die "build the C kernel first (make kernel VARIANT=c)"
+# The C-identical steps compare with the C kernel, which must carry the
+# same upstream fixes as the series' first patches: bring it up to date
+# (apply_fixes once, then an incremental build).
+"$(dirname "$0")/build-kernel.sh" c base >/dev/null || die "the C kernel does not build"
 [ -e "${SERIES[0]}" ] || die "no patches in $REPO/patches (make patches)"
 git_q() { git -c user.name=nstree-rs -c user.email=nstree-rs@localhost "$@"; }
 # The series tree is a git tree: without LOCALVERSION, scripts/setlocalversion
@@ -46,7 +50,7 @@ else
 		"$PRISTINE/" "$T/"
 	# As Debian ships it: without the upstream fixes (rust-tree.sh).
 	if [ -s "$PRISTINE/.nstree-fixes.patch" ]; then
-		patch -s -R -p1 -d "$T" <"$PRISTINE/.nstree-fixes.patch" || die "could not revert the fixes"
+		patch -s -R -p1 --no-backup-if-mismatch -d "$T" <"$PRISTINE/.nstree-fixes.patch" || die "could not revert the fixes"
 	fi
 	git_q -C "$T" init -q -b series
 	printf '/.build-*\n' >>"$T/.git/info/exclude"

@@ -198,12 +198,15 @@ apply_fixes() {
 		return 0
 	fi
 	if [ -s "$tree/.nstree-fixes.patch" ]; then
-		patch -s -R -p1 -d "$tree" <"$tree/.nstree-fixes.patch" ||
+		patch -s -R -p1 --no-backup-if-mismatch -d "$tree" <"$tree/.nstree-fixes.patch" ||
 			die "could not revert the old fixes in $tree"
 	fi
 	rm -f "$tree/.nstree-fixes.patch"
 	if [ -s "$want" ]; then
-		patch -s -p1 -d "$tree" <"$want" || die "patches/fixes do not apply to $tree"
+		# All or nothing, exactly (no fuzz, no .orig files).
+		patch -s -p1 -F0 --no-backup-if-mismatch --dry-run -d "$tree" <"$want" >/dev/null ||
+			die "patches/fixes do not apply to $tree"
+		patch -s -p1 -F0 --no-backup-if-mismatch -d "$tree" <"$want" || die "patches/fixes do not apply to $tree"
 		log "applied $(grep -c '^Subject:' "$want") upstream fix(es) to $tree"
 		mv "$want" "$tree/.nstree-fixes.patch"
 	else

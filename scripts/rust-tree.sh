@@ -21,7 +21,7 @@ if [ ! -d "$RUST_TREE/.git" ]; then
 	# the C kernel's build applied (apply_fixes: env.sh); the Rust tree
 	# gets them from its own stack.
 	if [ -s "$PRISTINE/.nstree-fixes.patch" ]; then
-		patch -s -R -p1 -d "$RUST_TREE" <"$PRISTINE/.nstree-fixes.patch" ||
+		patch -s -R -p1 --no-backup-if-mismatch -d "$RUST_TREE" <"$PRISTINE/.nstree-fixes.patch" ||
 			die "could not revert the upstream fixes in the copy"
 	fi
 	log "committing the base tree (takes a minute)"
