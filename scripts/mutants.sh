@@ -24,8 +24,8 @@
 #
 # A run catches the mutant when the test reports a failure ("not ok") or
 # the guest's kernel log does (report.py's verdict on the console log).
-# The unmutated kernel must pass the same test: make test shows that, and
-# MUTANT_CONTROL=1 runs it here too, as the first line of the table.
+# The unmutated kernel must pass the same test: it runs first, once, as
+# the first line of the table (MUTANT_CONTROL=0 leaves it out).
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +49,9 @@ build_mutant() {
 	local tree build mtree mbuild changed f frags
 	tree=$(variant_tree "$variant")
 	build=$(variant_build "$variant" "$flavour")
-	[ -f "$build/vmlinux" ] || "$S/build-kernel.sh" "$variant" "$flavour" ||
+	# The unmutated kernel, up to date with the tree (incremental): its
+	# objects seed the mutant's build, which rebuilds only what is newer.
+	"$S/build-kernel.sh" "$variant" "$flavour" >"$LOGS/mutant-base-$variant-$flavour.log" 2>&1 ||
 		die "the unmutated $variant $flavour kernel does not build"
 	mtree="$MROOT/$name/tree"
 	mbuild="$mtree/$(basename "$build")"
@@ -98,6 +100,7 @@ judge() {
 # row LABEL K RUNS TIMES WHENS FIRED: one line of the table (the medians
 # of the runs' wall times and of nstorture's first-failure times).
 rows=()
+errors=0
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }'; }
 row() {
 	local med tmed
@@ -115,13 +118,21 @@ run_mutant() {
 	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 k=0 i t0 secs fired="" log times="" whens=""
 	rm -f "$MROOT/console-$label"-[0-9]*.log
 	for i in $(seq 1 "$runs"); do
+		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"
+		rm -f "$log"
 		t0=$(date +%s)
 		NSTREE_OUT=$MOUT NSTREE_QEMU_TIMEOUT=3000 NSTREE_SHARD=$shard \
 			NSTREE_APPEND="nstree.torture_seed=$i" \
 			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$label-$i.log" 2>&1
 		secs=$(($(date +%s) - t0))
 		times+=" $secs"
-		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"
+		# A guest that did not get to run the test caught nothing: the
+		# run is an error, shown as such.
+		if ! grep -q '^NSTREE-TEST-BEGIN' "$log" 2>/dev/null; then
+			log "  $label run $i: ERROR, the test never started (see $LOGS/mutant-$label-$i.log)"
+			errors=$((errors + 1))
+			continue
+		fi
 		cp "$log" "$MROOT/console-$label-$i.log"
 		judge "$log" "$RNAME"
 		if [ "$CAUGHT" = 0 ]; then
@@ -165,15 +176,21 @@ fi
 ln -sf "$OUT/initramfs.cpio.gz" "$MOUT/initramfs.cpio.gz"
 [ ! -f "$OUT/accel.env" ] || cp "$OUT/accel.env" "$MOUT/accel.env"
 
-if [ "${MUTANT_CONTROL:-0}" = 1 ]; then
+# The controls: the unmutated kernel once per kernel and test the mutants
+# use (built up to date first, like a mutant's base).
+if [ "${MUTANT_CONTROL:-1}" = 1 ]; then
+	declare -A controlled=()
 	for name in "${names[@]}"; do
 		p="$REPO/mutants/$name.patch"
-		v=$(hdr "$p" Variant) fl=$(hdr "$p" Flavour)
+		v=$(hdr "$p" Variant) fl=$(hdr "$p" Flavour) t=$(hdr "$p" Test) sh=$(hdr "$p" Shard)
 		img=$v
 		[ "$fl" = base ] || img="$v-$fl"
-		[ -f "$MOUT/bzImage-$img" ] || cp "$OUT/bzImage-$img" "$MOUT/" || die "no $OUT/bzImage-$img"
-		RNAME=$img run_mutant "control:$img" "$img" "$(hdr "$p" Test)" "$(hdr "$p" Shard)" 1
-		break
+		[ -z "${controlled[$img/$t/$sh]:-}" ] || continue
+		controlled[$img/$t/$sh]=1
+		"$S/build-kernel.sh" "$v" "$fl" >"$LOGS/mutant-base-$v-$fl.log" 2>&1 ||
+			die "the unmutated $v $fl kernel does not build"
+		cp "$OUT/bzImage-$img" "$MOUT/"
+		RNAME=$img run_mutant "control:$img${sh:+:$sh}${t:+:$t}" "$img" "$t" "$sh" 1
 	done
 fi
 for name in "${names[@]}"; do
@@ -194,8 +211,9 @@ echo
 echo "=== mutants ($(git -C "$REPO" rev-parse --short HEAD)) ==="
 printf '%-32s %-10s %7s  %-9s %s\n' mutant caught median detected "first check that fired"
 printf '%s\n' "${rows[@]}"
-# Every mutant caught in every run, the control never.
+# Every mutant caught in every run, the control never, no run in error.
 bad=0
+[ "$errors" = 0 ] || { echo "$errors runs in error (the test never started)"; bad=1; }
 for r in "${rows[@]}"; do
 	case "$r" in
 	control:*) echo "$r" | grep -qE ' 0 of ' || bad=1 ;;
