@@ -26,6 +26,9 @@ BEGIN = "NSTREE-FI-BEGIN"
 END = "NSTREE-FI-END"
 TOTALS = re.compile(r"^# NSTREE-FI-TOTALS (.*)$")
 STEP = re.compile(r"^(FI|FI-LOG) (\S+) n=(\d+)")
+KMSG_IN = re.compile(r"\[\s*\d+\.\d+\]")
+# How the program's and the runner's own lines start.
+KNOWN = ("FI ", "FI-LOG ", "#", "ok ", "not ok ", "NSTREE", "[", "TAP ", "1..")
 
 
 class Sweep:
@@ -40,6 +43,7 @@ class Sweep:
 
     def parse(self):
         inside = False
+        cut = None
         with open(self.path, encoding="utf-8", errors="replace") as f:
             for raw in f:
                 line = raw.rstrip("\r\n").rstrip()
@@ -58,6 +62,13 @@ class Sweep:
                     self.complete = True
                     inside = False
                     continue
+                if cut is not None:
+                    # The rest of a step line a kernel message broke.
+                    if not line.startswith(KNOWN):
+                        self.ops[cut][-1] += line
+                        cut = None
+                        continue
+                    cut = None
                 m = STEP.match(line)
                 if not m:
                     continue
@@ -65,6 +76,14 @@ class Sweep:
                 if op not in self.ops:
                     self.order.append(op)
                     self.ops[op] = []
+                # The serial console interleaves the kernel's own messages
+                # with ours: a step line can have one from its time stamp
+                # to the end of the line, and the rest of the step line on
+                # the next.
+                k = KMSG_IN.search(line)
+                if k:
+                    line = line[:k.start()]
+                    cut = op
                 self.ops[op].append(line)
         return self.header is not None
 

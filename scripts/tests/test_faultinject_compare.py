@@ -97,6 +97,21 @@ def case_fewer_operations_than_announced():
     assert rc == 1 and "1 operations swept, the header announces 2" in out, out
 
 
+def case_console_interleaving():
+    # A kernel message the serial console wrote into a step line: at its
+    # end, or in its middle (the rest of the step line on the next line).
+    other = list(STEPS)
+    other[1] = other[1] + "[   28.631538] sysctl could not get directory: /net -12"
+    rc, out = run(sweep(STEPS), sweep(other))
+    assert rc == 0, out
+    text = sweep(STEPS).replace("FI unshare(net) n=2 ok fault",
+                                "FI unshare(net) n=2 o[   12.1] random: late\nk fault")
+    rc, out = run(sweep(STEPS), text)
+    assert rc == 0, out
+    rc, out = run(sweep(STEPS), text.replace("k fault", "k nofault"))
+    assert rc == 1, out
+
+
 def case_no_sweep():
     rc, out = run(sweep(STEPS), "[    1.000000] no sweep here\n")
     assert rc == 2 and "Bail out!" in out, out
