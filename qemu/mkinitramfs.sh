@@ -54,13 +54,18 @@ GR
 # log, is for a guest that names no flavour.
 python3 "$REPO/scripts/shard-plan.py" --tests-root "$root/tests" --shards 2,3,4 \
 	--out "$root/etc/nstree" --weights "$REPO/qemu/shard-weights-debug.txt" "$OUT"/console-*-test*.log
+# The debug plan puts the fault-injection sweep first in shard 1 (a guest
+# booted with slub_debug=F, qemu/run.sh; qemu/run-tests.sh runs it before
+# the others): a guest, a boot and a kmemleak scan fewer per kernel than
+# a guest of its own, and the shards balanced around it.
 for fl in base debug; do
+	pin=()
 	case $fl in
 	base) logs=("$OUT"/console-c-test*.log "$OUT"/console-rust-test*.log) ;;
-	debug) logs=("$OUT"/console-*-debug-test*.log) ;;
+	debug) logs=("$OUT"/console-*-debug-test*.log) pin=(--pin nstree-rs/faultinject=1) ;;
 	esac
 	python3 "$REPO/scripts/shard-plan.py" --tests-root "$root/tests" --shards 2,3,4 \
-		--out "$root/etc/nstree" --name "shard-plan-$fl" \
+		--out "$root/etc/nstree" --name "shard-plan-$fl" "${pin[@]}" \
 		--weights "$REPO/qemu/shard-weights-$fl.txt" "${logs[@]}"
 	log "shard plan ($fl): $(head -1 "$root/etc/nstree/shard-plan-$fl-2" | sed 's/^# //')"
 done

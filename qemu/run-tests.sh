@@ -6,10 +6,11 @@
 #
 # Shards (NSTREE_SHARD, from nstree.shard=): "K/N" runs the binaries that
 # /etc/nstree/shard-plan-N (scripts/shard-plan.py) gives to shard K, all
-# but the torture suite and the fault-injection sweep; "torture" runs the
-# torture suite alone, "faultinject" the sweep alone (its guest boots with
-# slub_debug=F, run.sh).  Every
-# test's run time is printed against its limit (NSTREE-TIME).
+# but the torture suite, and the fault-injection sweep only where the plan
+# puts it (the debug plan: first in shard 1); "torture" runs the torture
+# suite alone, "faultinject" the sweep alone.  The sweep's guest boots
+# with slub_debug=F (run.sh), and the sweep runs before anything else in
+# it.  Every test's run time is printed against its limit (NSTREE-TIME).
 filter=$1
 # The runner's own limit on a binary (a harness test is limited by the
 # harness first: 30 s x KSFT_TIMEOUT_SCALE, printed as NSTREE-TIMEOUT; the
@@ -23,6 +24,17 @@ plan=/etc/nstree/shard-plan
 [ ! -f "$plan-${NSTREE_PLAN:-}-2" ] || plan=$plan-$NSTREE_PLAN
 [ -z "$shard" ] || echo "NSTREE-SHARD $shard plan ${plan##*/}"
 
+# The runner spawns as few processes as it can: each one costs about
+# 40 ms on a debug kernel under TCG (20 ms more for a $(...)), and it
+# runs about 500 tests and looks at every binary in each guest.
+
+# This shard's binaries (" name name ... ") and the plan's, read once.
+case "$shard" in
+*/*)
+	mine=" $(awk -v k="${shard%/*}" '$2 == k { printf "%s ", $1 }' "$plan-${shard#*/}" 2>/dev/null)"
+	planned=" $(awk '!/^#/ { printf "%s ", $1 }' "$plan-${shard#*/}" 2>/dev/null)"
+	;;
+esac
 # in_shard NAME: whether suite/binary NAME runs in this guest.
 in_shard() {
 	case "$shard" in
@@ -30,12 +42,14 @@ in_shard() {
 	torture) case "$1" in torture/*) return 0 ;; *) return 1 ;; esac ;;
 	faultinject) case "$1" in nstree-rs/faultinject) return 0 ;; *) return 1 ;; esac ;;
 	esac
-	case "$1" in torture/* | nstree-rs/faultinject) return 1 ;; esac
-	k=${shard%/*} n=${shard#*/}
-	s=$(awk -v t="$1" '$1 == t { print $2 }' "$plan-$n" 2>/dev/null)
+	case "$1" in torture/*) return 1 ;; esac
+	case "$mine" in *" $1 "*) return 0 ;; esac
+	case "$planned" in *" $1 "*) return 1 ;; esac
+	# The sweep: only where the plan puts it.
+	[ "$1" != nstree-rs/faultinject ] || return 1
 	# A binary the plan does not know: by a hash of its name.
-	[ -n "$s" ] || s=$(($(echo "$1" | cksum | cut -d' ' -f1) % n + 1))
-	[ "$s" = "$k" ]
+	n=${shard#*/}
+	[ $(($(echo "$1" | cksum | cut -d' ' -f1) % n + 1)) = "${shard%/*}" ]
 }
 
 # now: NOW = the uptime in hundredths of a second, without a process
@@ -115,13 +129,26 @@ run_one() {
 	r=$?
 	now
 	t2=$NOW
-	cat /tmp/out.txt
-	# The harness's own limit for this test (the overlay's kselftest
-	# harness prints it, peers/selftest-fixes/0000-*), else ours.
-	lim=$(sed -n '/^# NSTREE-TIMEOUT /{s/^# NSTREE-TIMEOUT \([0-9]*\).*/\1/p;q;}' /tmp/out.txt)
+	# The output, and from it, in the same process: the harness's own
+	# limit for this test (the first "# NSTREE-TIMEOUT N": the overlay's
+	# kselftest harness prints it, peers/selftest-fixes/0000-*), and
+	# whether the harness ran the test ("ok N TEST" or "not ok N TEST",
+	# maybe followed by " # ...").
+	awk -v t="$2" '
+		{ print }
+		!seen && /^# NSTREE-TIMEOUT / {
+			seen = 1; v = substr($0, 18); match(v, /^[0-9]*/); lim = substr(v, 1, RLENGTH)
+		}
+		/^(not )?ok [0-9]+ / {
+			v = $0; sub(/^(not )?ok [0-9]+ /, "", v)
+			if (v == t || index(v, t " ") == 1) ran = 1
+		}
+		END { print (lim == "" ? "-" : lim), ran + 0 > "/tmp/meta.txt" }' /tmp/out.txt
+	read -r lim ran </tmp/meta.txt
+	[ "$lim" != - ] || lim=
 	echo "NSTREE-TIME $name:$2 secs=$(((t2 - t1) / 100)).$(((t2 - t1) % 100 / 10)) limit=${lim:-$harness_kill}"
 	# A name the harness did not run must not vanish silently.
-	grep -qE "^(not )?ok [0-9]+ $2( |\$)" /tmp/out.txt ||
+	[ "$ran" = 1 ] ||
 		{ echo "1..1"; echo "not ok 1 $2"; echo "# the harness did not run $2 (rc=$r)"; r=1; }
 	return $r
 }
@@ -135,54 +162,65 @@ run 10 sh -c 'sleep 1 &' >/dev/null 2>&1
 now
 [ $((NOW - t1)) -ge 100 ] ||
 	echo "NSTREE-ERROR run() did not wait for a leftover process ($((NOW - t1))0 ms)"
-for suite_dir in /tests/*/; do
-	suite=$(basename "$suite_dir")
-	for t in "$suite_dir"*; do
-		[ -x "$t" ] || [ -L "$t" ] || continue
-		name="$suite/$(basename "$t")"
-		case "$filter" in ''|all) ;; *) echo "$name" | grep -qE "$filter" || continue ;; esac
-		in_shard "$name" || continue
-		mkdir -p /tmp/run && cd /tmp/run
-		# Helper binaries some tests exec from their working directory.
-		[ -d "${suite_dir}.helpers" ] && ln -s "${suite_dir}".helpers/* /tmp/run/
-		echo "NSTREE-TEST-BEGIN $name"
-		now
-		t0=$NOW
-		tests=$(harness_tests "$t")
-		if [ -z "$tests" ]; then
-			# Not a kselftest-harness binary: run it as it is.
-			now
-			t1=$NOW
-			{ run "$timeout" "$t" </dev/null 2>&1; echo $? >/tmp/rc.txt; } |
-				tee /tmp/out.txt
-			rc=$(cat /tmp/rc.txt)
-			now
-			t2=$NOW
-			echo "NSTREE-TIME $name secs=$(((t2 - t1) / 100)).$(((t2 - t1) % 100 / 10)) limit=$timeout"
-			# No TAP at all (plain kselftest programs): the exit
-			# status is the result, as kselftest's runner has it:
-			# 0 pass, 4 (KSFT_SKIP) skip, anything else fail.
-			if ! grep -qE '^(TAP version|1\.\.[0-9]|(not )?ok [0-9])' /tmp/out.txt; then
-				echo "1..1"
-				case $rc in
-				0) echo "ok 1 $(basename "$t")" ;;
-				4) echo "ok 1 $(basename "$t") # SKIP $(grep . /tmp/out.txt | tail -1)" ;;
-				*) echo "# exit status $rc"; echo "not ok 1 $(basename "$t")" ;;
-				esac
-			fi
-		else
-			# One test per run, with the previous test's leftovers
-			# gone (see settle()): upstream tests compare listns()
-			# counts with a baseline and otherwise see each other.
-			rc=0
-			for tn in $tests; do
-				run_one "$t" "$tn" || rc=$?
-			done
-		fi
-		now
-		echo "NSTREE-TEST-END $name rc=$rc secs=$(((NOW - t0) / 100)).$(((NOW - t0) % 100 / 10))"
-		cd /tmp && rm -rf /tmp/run
+# The binaries, suite by suite; the fault-injection sweep first, in the
+# guest as it booted (its fault indices depend on the slab state).
+binaries() {
+	[ ! -x /tests/nstree-rs/faultinject ] || echo /tests/nstree-rs/faultinject
+	for d in /tests/*/; do
+		for b in "$d"*; do
+			[ "$b" != /tests/nstree-rs/faultinject ] || continue
+			[ -x "$b" ] || [ -L "$b" ] || continue
+			echo "$b"
+		done
 	done
+}
+for t in $(binaries); do
+	suite_dir=${t%/*}/
+	suite=${t%/*}
+	suite=${suite##*/}
+	name=$suite/${t##*/}
+	case "$filter" in ''|all) ;; *) echo "$name" | grep -qE "$filter" || continue ;; esac
+	in_shard "$name" || continue
+	mkdir -p /tmp/run && cd /tmp/run
+	# Helper binaries some tests exec from their working directory.
+	[ -d "${suite_dir}.helpers" ] && ln -s "${suite_dir}".helpers/* /tmp/run/
+	echo "NSTREE-TEST-BEGIN $name"
+	now
+	t0=$NOW
+	tests=$(harness_tests "$t")
+	if [ -z "$tests" ]; then
+		# Not a kselftest-harness binary: run it as it is.
+		now
+		t1=$NOW
+		{ run "$timeout" "$t" </dev/null 2>&1; echo $? >/tmp/rc.txt; } |
+			tee /tmp/out.txt
+		rc=$(cat /tmp/rc.txt)
+		now
+		t2=$NOW
+		echo "NSTREE-TIME $name secs=$(((t2 - t1) / 100)).$(((t2 - t1) % 100 / 10)) limit=$timeout"
+		# No TAP at all (plain kselftest programs): the exit
+		# status is the result, as kselftest's runner has it:
+		# 0 pass, 4 (KSFT_SKIP) skip, anything else fail.
+		if ! grep -qE '^(TAP version|1\.\.[0-9]|(not )?ok [0-9])' /tmp/out.txt; then
+			echo "1..1"
+			case $rc in
+			0) echo "ok 1 $(basename "$t")" ;;
+			4) echo "ok 1 $(basename "$t") # SKIP $(grep . /tmp/out.txt | tail -1)" ;;
+			*) echo "# exit status $rc"; echo "not ok 1 $(basename "$t")" ;;
+			esac
+		fi
+	else
+		# One test per run, with the previous test's leftovers
+		# gone (see settle()): upstream tests compare listns()
+		# counts with a baseline and otherwise see each other.
+		rc=0
+		for tn in $tests; do
+			run_one "$t" "$tn" || rc=$?
+		done
+	fi
+	now
+	echo "NSTREE-TEST-END $name rc=$rc secs=$(((NOW - t0) / 100)).$(((NOW - t0) % 100 / 10))"
+	cd /tmp && rm -rf /tmp/run
 done
 # Kernel health after the run: kmemleak (debug kernels) and the log.
 # kmemleak reports an object that two scans in a row found unreferenced
@@ -191,11 +229,17 @@ done
 # The first scan records the checksums near its end, so an object the last
 # test's asynchronous teardown leaked during the first scan is reported
 # only if the second scan starts 5 s after the first one ended.
+# The host starts the next torture guest from these lines (scripts/test.sh):
+# its boot overlaps the pause and the second scan, not a test.
 if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo "NSTREE-TESTS-DONE kmemleak=y"
 	echo scan >/sys/kernel/debug/kmemleak
+	echo "NSTREE-KMEMLEAK-FIRST-SCAN-DONE"
 	sleep 5
 	echo scan >/sys/kernel/debug/kmemleak
 	n=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
 	echo "NSTREE-KMEMLEAK entries=$n"
 	head -60 /sys/kernel/debug/kmemleak
+else
+	echo "NSTREE-TESTS-DONE kmemleak=n"
 fi

@@ -40,10 +40,20 @@ sfx=
 if [ -n "${NSTREE_SHARD:-}" ]; then
 	append="$append nstree.shard=$NSTREE_SHARD${NSTREE_PLAN:+ nstree.plan=$NSTREE_PLAN}"
 	sfx=".shard-${NSTREE_SHARD//\//of}"
-	# The fault-injection sweep's guest (selftests/faultinject): every
-	# slab cache with a debug flag, so that none has per-CPU sheaves or
-	# is merged, and a fault's index depends only on the call.
-	[ "$NSTREE_SHARD" != faultinject ] || append="$append slub_debug=F"
+	# The fault-injection sweep's guest (selftests/faultinject): alone
+	# (faultinject), or the shard the plan puts it in (the debug plan,
+	# qemu/mkinitramfs.sh), the plan the guest will read: every slab cache
+	# with a debug flag, so that none has per-CPU sheaves or is merged,
+	# and a fault's index depends only on the call.
+	fi_shard=
+	case $NSTREE_SHARD in
+	faultinject) fi_shard=y ;;
+	*/*)
+		p="$OUT/initramfs-root/etc/nstree/shard-plan${NSTREE_PLAN:+-$NSTREE_PLAN}-${NSTREE_SHARD#*/}"
+		[ ! -f "$p" ] || ! grep -qx "nstree-rs/faultinject ${NSTREE_SHARD%/*}" "$p" || fi_shard=y
+		;;
+	esac
+	[ -z "$fi_shard" ] || append="$append slub_debug=F"
 fi
 logf="$OUT/console-$name-$mode$sfx.log"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"

@@ -3,7 +3,7 @@
 """Split the guest's test binaries into shards of about equal run time.
 
 shard-plan.py --tests-root DIR --shards N[,N...] --out DIR [--name NAME]
-              [--weights FILE] [LOG...]
+              [--weights FILE] [--pin SUITE/BINARY=K]... [LOG...]
 shard-plan.py --dump-weights LOG...
 
 DIR/<suite>/<binary> are the test binaries of the initramfs.  Each LOG is
@@ -17,9 +17,14 @@ so far (longest-processing-time first), and OUT/NAME-N (NAME defaults
 to shard-plan) lists "suite/binary shard" per line, with a comment
 giving each shard's expected seconds.  The base and the debug kernels
 get plans of their own (qemu/mkinitramfs.sh): their times differ by
-test, not by one factor.  The torture suite and the fault-injection sweep
-are not sharded: each runs in a guest of its own (NSTREE_SHARD=torture,
-NSTREE_SHARD=faultinject).
+test, not by one factor.  The torture suite is never in a plan: it runs
+in a guest of its own (NSTREE_SHARD=torture).  Nor is the fault-injection
+sweep, unless pinned: --pin SUITE/BINARY=K puts a binary in shard K
+before the others are placed, its weight in that shard's load.  The
+debug plan pins nstree-rs/faultinject to shard 1 (qemu/mkinitramfs.sh):
+qemu/run-tests.sh runs it there first, in a guest booted with
+slub_debug=F (qemu/run.sh); alone, it runs as NSTREE_SHARD=faultinject
+(make mutants).
 
 --dump-weights prints the weights the LOGs give, in FILE's format.
 """
@@ -33,7 +38,10 @@ DEFAULT_SECS = 10.0
 END = re.compile(r"NSTREE-TEST-END (\S+) rc=-?\d+ secs=([\d.]+)")
 
 
-def binaries(root):
+PINNABLE = ("nstree-rs/faultinject",)
+
+
+def binaries(root, pinned=()):
     for suite in sorted(os.listdir(root)):
         d = os.path.join(root, suite)
         if not os.path.isdir(d) or suite == "torture":
@@ -42,7 +50,7 @@ def binaries(root):
             p = os.path.join(d, b)
             if b.startswith(".") or os.path.isdir(p):
                 continue
-            if f"{suite}/{b}" == "nstree-rs/faultinject":
+            if f"{suite}/{b}" in PINNABLE and f"{suite}/{b}" not in pinned:
                 continue
             yield f"{suite}/{b}"
 
@@ -79,6 +87,8 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--name", default="shard-plan")
     ap.add_argument("--weights")
+    ap.add_argument("--pin", action="append", default=[],
+                    help="SUITE/BINARY=K: that binary in shard K")
     ap.add_argument("--dump-weights", action="store_true")
     ap.add_argument("logs", nargs="*")
     a = ap.parse_args()
@@ -90,14 +100,29 @@ def main():
     if not (a.tests_root and a.shards and a.out):
         ap.error("--tests-root, --shards and --out are required")
     committed = read_weights(a.weights) if a.weights else {}
-    names = list(binaries(a.tests_root))
+    pins = {}
+    for p in a.pin:
+        name, _, k = p.rpartition("=")
+        if not name or not k.isdigit() or int(k) < 1:
+            ap.error(f"--pin {p}: want SUITE/BINARY=K, K >= 1")
+        pins[name] = int(k)
+    names = list(binaries(a.tests_root, pins))
+    missing = sorted(set(pins) - set(names))
+    if missing:
+        ap.error(f"--pin: no such binary under {a.tests_root}: {' '.join(missing)}")
     weight = {n: secs.get(n, committed.get(n, DEFAULT_SECS)) for n in names}
     known = sum(1 for n in names if n in secs)
     from_file = sum(1 for n in names if n not in secs and n in committed)
     for n_shards in (int(x) for x in a.shards.split(",")):
         load = [0.0] * n_shards
         plan = {}
+        for name, k in pins.items():
+            i = min(k, n_shards) - 1
+            plan[name] = i + 1
+            load[i] += weight[name]
         for name in sorted(names, key=lambda n: (-weight[n], n)):
+            if name in plan:
+                continue
             i = min(range(n_shards), key=lambda k: (load[k], k))
             plan[name] = i + 1
             load[i] += weight[name]

@@ -26,6 +26,15 @@ step() { # step NAME CMD...: run a step, record its wall time
 	return $rc
 }
 
+# guest_reached NAME PID ERE: wait until NAME's torture guest (PID) has
+# printed a line that ERE matches (qemu/run-tests.sh), or has exited.
+guest_reached() {
+	while kill -0 "$2" 2>/dev/null; do
+		! grep -aqE "$3" "$OUT/console-$1-test.shard-torture.log" 2>/dev/null || return 0
+		sleep 1
+	done
+}
+
 fatal=0
 step selftests "$S/build-selftests.sh" || fatal=1
 [ $fatal = 1 ] || step initramfs "$Q/mkinitramfs.sh" || fatal=1
@@ -59,11 +68,11 @@ for fl in "${flavours[@]}"; do
 		fi
 	fi
 	first=0
-	# Both kernels first, then their guests: the tests are split into
-	# $NSTREE_SHARDS shards (qemu/run-tests.sh, scripts/shard-plan.py), and
-	# the shards of the C and of the Rust kernel run as separate guests,
-	# several at a time (below); then the torture suite, alone, on each
-	# kernel in turn (it wants every CPU).  Each guest is an isolated
+	# Both kernels first, then their guests: the torture suite, alone, on
+	# each kernel in turn (it wants every CPU; below); then the other
+	# tests, split into $NSTREE_SHARDS shards (qemu/run-tests.sh,
+	# scripts/shard-plan.py), the shards of the C and of the Rust kernel
+	# as separate guests, several at a time.  Each guest is an isolated
 	# kernel, so the tests that count namespaces against a baseline stay
 	# isolated.  Both kernels run the same difftest seeds (the flavour's
 	# count, run.sh).
@@ -80,10 +89,9 @@ for fl in "${flavours[@]}"; do
 	done
 	shards=()
 	for k in $(seq 1 "$NSTREE_SHARDS"); do shards+=("$k/$NSTREE_SHARDS"); done
-	# The debug kernels' fault-injection sweep (selftests/faultinject) in
-	# a guest of its own (booted with slub_debug=F, run.sh), started with
-	# the shards, first: it is the longest.
-	[ "$fl" = base ] || shards=(faultinject "${shards[@]}")
+	# The debug kernels' fault-injection sweep (selftests/faultinject)
+	# runs first in their shard 1, which boots with slub_debug=F (the
+	# debug plan pins it there: qemu/mkinitramfs.sh, qemu/run.sh).
 	# How many guests at once: the base kernels' tests leave the host's
 	# cores idle half of the time (sleeps, waits), so all their shards run
 	# together; the debug kernels' keep both cores busy, so two at a time
@@ -93,6 +101,22 @@ for fl in "${flavours[@]}"; do
 	# guests started together would all probe at once on a fresh $OUT, and
 	# a probe that times out under that load would cache tcg-smp1.
 	[ ${#built[@]} = 0 ] || "$Q/probe.sh" "$OUT/bzImage-${built[0]}" || true
+	# The torture guests, one at a time, then the shards.  A guest's end
+	# (a debug kernel's two kmemleak scans and the pause between them,
+	# about 25 s on one vCPU) overlaps the next guest's boot: the next
+	# torture guest starts when the previous one has ended its tests and
+	# its first scan (from then on about 15 s are left, and a debug
+	# kernel boots in 15-20 s: its torture does not share the CPUs); the
+	# shards start when the last one has ended its tests.
+	tpid=
+	for name in "${built[@]}"; do
+		[ -z "$tpid" ] || guest_reached "$name_prev" "$tpid" \
+			'^(NSTREE-TESTS-DONE kmemleak=n|NSTREE-KMEMLEAK-FIRST-SCAN-DONE)'
+		(NSTREE_SHARD=torture step "qemu $name torture" "$Q/run.sh" "$name" test
+		 echo "${took["qemu $name torture"]}" >"$OUT/took-torture-$name") &
+		tpid=$! name_prev=$name
+	done
+	[ -z "$tpid" ] || guest_reached "$name_prev" "$tpid" '^NSTREE-TESTS-DONE'
 	s0=$(date +%s)
 	# At most $guests guests: before starting one, wait until one of
 	# those running has ended (by pid: `wait -n` alone returned at once
@@ -115,8 +139,10 @@ for fl in "${flavours[@]}"; do
 	done
 	for p in "${pids[@]}"; do wait "$p" || true; done
 	took["qemu $fl shards"]=$(($(date +%s) - s0))
+	wait
 	for name in "${built[@]}"; do
-		NSTREE_SHARD=torture step "qemu $name torture" "$Q/run.sh" "$name" test || true
+		took["qemu $name torture"]=$(cat "$OUT/took-torture-$name" 2>/dev/null || echo '?')
+		rm -f "$OUT/took-torture-$name"
 	done
 	# make shell's boot path, driven by a scripted session (base kernels).
 	if [ "$fl" = base ]; then

@@ -8,8 +8,8 @@ Each case makes a tests root with a few binaries, console logs with
 "NSTREE-TEST-END" lines and a committed weights file, runs the planner
 and checks the plan: the heaviest binaries spread over the shards, the
 logs' times before the weights' and the weights' before the default, a
-flavour's plan from its own logs only, and the torture suite never in a
-plan.  Prints "N passed, N failed".
+flavour's plan from its own logs only, the torture suite never in a
+plan, the fault-injection sweep only where pinned, in its shard.  Prints "N passed, N failed".
 """
 
 import os
@@ -19,7 +19,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "shard-plan.py")
-NAMES = ["a/big", "a/small1", "b/mid", "b/small2", "c/small3", "torture/nstorture"]
+NAMES = ["a/big", "a/small1", "b/mid", "b/small2", "c/small3", "torture/nstorture",
+         "nstree-rs/faultinject"]
 
 
 def tree(root):
@@ -63,6 +64,26 @@ def case_logs_balance(root):
     assert p["a/big"] != p["b/mid"], p
     assert expected(head) == [110, 110], head
     assert "torture/nstorture" not in p, p
+    assert "nstree-rs/faultinject" not in p, p
+
+
+def case_pin(root):
+    debug = log(root, "console-c-debug-test.log", {"nstree-rs/faultinject": 200, "a/big": 150,
+                                                   "b/mid": 40, "a/small1": 30,
+                                                   "b/small2": 20, "c/small3": 10})
+    plan(root, "--pin", "nstree-rs/faultinject=1", debug)
+    head, p = read(root)
+    # Pinned to shard 1 whatever its weight, and counted there: the
+    # heaviest of the others goes to shard 2, the rest around them.
+    assert p["nstree-rs/faultinject"] == "1", p
+    assert p["a/big"] == "2", p
+    assert expected(head) == [230, 220], head
+    assert "torture/nstorture" not in p, p
+    # A pin to a binary the tree does not have is an error, not a no-op.
+    r = subprocess.run([sys.executable, TOOL, "--tests-root", os.path.join(root, "tests"),
+                        "--shards", "2", "--out", os.path.join(root, "etc"),
+                        "--pin", "x/missing=1"], capture_output=True, text=True)
+    assert r.returncode != 0 and "no such binary" in r.stderr, r
 
 
 def case_weights_fill_in(root):
@@ -104,7 +125,8 @@ def case_dump_weights(root):
 
 
 def main():
-    cases = [case_logs_balance, case_weights_fill_in, case_flavour_plans, case_dump_weights]
+    cases = [case_logs_balance, case_weights_fill_in, case_flavour_plans, case_pin,
+             case_dump_weights]
     passed = failed = 0
     for case in cases:
         with tempfile.TemporaryDirectory() as root:
