@@ -11,6 +11,8 @@
 #   LINUX_SERIES  the kernel series (default: the project's, 7.3); another
 #                 series is the C variant only, its image bzImage-c-SERIES
 #   SEED          nstorture's seed (default: a random one, printed)
+#   STORM         storm walkers (nstorture -S, selftests/torture/storm.c;
+#                 default 0: no storm)
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,18 +38,19 @@ fi
 ) || die "could not build the guest user space"
 [ -f "$OUT/bzImage-$name" ] || "$S/build-kernel.sh" "$variant" "$flavour"
 
-log "nstorture on $name for ${duration}s, seed $seed"
+storm=${STORM:-0}
+log "nstorture on $name for ${duration}s, seed $seed, storm $storm"
 rm -f "$OUT/console-$name-test.log"
 NSTREE_TORTURE_S=$duration \
-NSTREE_APPEND="nstree.torture_seed=$seed nstree.test_timeout=$((duration + 300))" \
+NSTREE_APPEND="nstree.torture_seed=$seed nstree.torture_storm=$storm nstree.test_timeout=$((duration + 300))" \
 NSTREE_QEMU_TIMEOUT=$((duration + 900)) \
 	"$Q/run.sh" "$name" test 'torture/' || true
 
 logf="$OUT/console-$name-test.log"
 echo
-echo "=== nstorture on $name ($(cat "$OUT/kernelrelease-$name" 2>/dev/null || echo "?")), ${duration}s, seed $seed ==="
+echo "=== nstorture on $name ($(cat "$OUT/kernelrelease-$name" 2>/dev/null || echo "?")), ${duration}s, seed $seed, storm $storm ==="
 sed -e 's/\r$//' -e 's/^\[ *[0-9.]*\] //' "$logf" |
-	grep -E '^(ok|not ok) [0-9]|^# (nstorture|NSTORTURE-FAIL|NSTORTURE-STATS)|^# [0-9]+ of [0-9]+ checks failed' |
+	grep -E '^(ok|not ok) [0-9]|^# (nstorture|NSTORTURE-FAIL|NSTORTURE-STATS|NSTORTURE-GATE)|^# [0-9]+ of [0-9]+ checks failed' |
 	sed 's/^# NSTORTURE-STATS/# ops per second:/' || true
 echo
 python3 "$S/report.py" "$name=$logf" | tail -n +3

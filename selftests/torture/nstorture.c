@@ -31,6 +31,7 @@ static const char *const op_names[OP_NR] = {
 	[OP_CHAIN] = "chains8", [OP_SETNS] = "setns", [OP_NSFD] = "nsfs-fds",
 	[OP_MOUNT] = "mounts", [OP_SKNS] = "siocgskns",
 	[OP_RESURRECT] = "resurrections", [OP_CHURN] = "churns",
+	[OP_STORM] = "storm-frees", [OP_STORM_WALK] = "storm-walks", [OP_STORM_ID] = "storm-ids",
 };
 
 static uint64_t env_u64(const char *name, uint64_t def)
@@ -107,6 +108,16 @@ static void writer_entry(int idx, int unused)
 static void churn_entry(int idx, int slot)
 {
 	churn_main(idx, slot);
+}
+
+static void stormer_entry(int idx, int slot)
+{
+	stormer_main(idx, slot);
+}
+
+static void storm_walker_entry(int idx, int slot)
+{
+	storm_walker_main(idx, slot);
 }
 
 /* The namespaces the test starts in: always active, always listed. */
@@ -290,7 +301,7 @@ static void print_rates(const char *prefix, double secs)
  * CK_GATE: a run that did too little fails (nstorture.h: MIN_CPUS,
  * MIN_WALK_RATE, MIN_DEACT_RATE), with the rates it reached.
  */
-static void gate(double secs)
+static void gate(double secs, int storm)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	double walks = total_op(OP_WALK) / secs;
@@ -318,6 +329,21 @@ static void gate(double secs)
 		fail(CK_GATE, "%.1f walks/s, below %.1f", walks, MIN_WALK_RATE);
 		low++;
 	}
+	if (storm) {
+		double frees = total_op(OP_STORM) / secs, swalks = total_op(OP_STORM_WALK) / secs;
+
+		printf("# NSTORTURE-GATE storm: mount namespaces freed/s=%.1f (min %.1f) storm walks/s=%.1f (min %.1f)\n",
+		       frees, MIN_STORM_RATE, swalks, MIN_STORM_WALK_RATE);
+		if (frees < MIN_STORM_RATE) {
+			fail(CK_GATE, "storm: %.1f mount namespaces freed/s, below %.1f", frees,
+			     MIN_STORM_RATE);
+			low++;
+		}
+		if (swalks < MIN_STORM_WALK_RATE) {
+			fail(CK_GATE, "storm: %.1f walks/s, below %.1f", swalks, MIN_STORM_WALK_RATE);
+			low++;
+		}
+	}
 	if (!low)
 		pass(CK_GATE, 1);
 }
@@ -328,11 +354,12 @@ int main(int argc, char **argv)
 	uint64_t seed = env_u64("NSTREE_TORTURE_SEED", 1);
 	uint64_t margin = FOREIGN_MARGIN, checks = 0, t_end, next_progress;
 	int readers = 3, writers = 2, churners = 2, opt, failed = 0;
+	int storm = env_u64("NSTREE_TORTURE_STORM", 0);
 	int verbose = env_u64("NSTREE_TORTURE_VERBOSE", 0);
 	struct timespec ts;
 	double secs;
 
-	while ((opt = getopt(argc, argv, "d:s:r:w:c:m:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:r:w:c:m:S:v")) != -1) {
 		switch (opt) {
 		case 'd':
 			duration = strtoull(optarg, NULL, 0);
@@ -352,26 +379,29 @@ int main(int argc, char **argv)
 		case 'm':
 			margin = strtoull(optarg, NULL, 0);
 			break;
+		case 'S':
+			storm = atoi(optarg);
+			break;
 		case 'v':
 			verbose |= V_LOG;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-c churners] [-m margin] [-v]\n",
+			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-c churners] [-m margin] [-S storm-walkers] [-v]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (readers < 1 || readers > MAX_READERS || writers < 1 || churners < 0 ||
-	    writers + churners > MAX_WRITERS) {
-		fprintf(stderr, "1..%d readers, 1..%d writers and churners\n", MAX_READERS,
-			MAX_WRITERS);
+	if (readers < 1 || storm < 0 || readers + storm > MAX_READERS || writers < 1 ||
+	    churners < 0 || writers + churners + !!storm > MAX_WRITERS) {
+		fprintf(stderr, "1..%d readers and storm walkers, 1..%d writers, churners and the stormer\n",
+			MAX_READERS, MAX_WRITERS);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..%d\n", CK_NR);
-	printf("# nstorture: seed=%llu duration=%llus readers=%d writers=%d churners=%d foreign-margin=%llu cpus=%ld\n",
+	printf("# nstorture: seed=%llu duration=%llus readers=%d writers=%d churners=%d storm=%d foreign-margin=%llu cpus=%ld\n",
 	       (unsigned long long)seed, (unsigned long long)duration, readers, writers, churners,
-	       (unsigned long long)margin, sysconf(_SC_NPROCESSORS_ONLN));
+	       storm, (unsigned long long)margin, sysconf(_SC_NPROCESSORS_ONLN));
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -408,6 +438,15 @@ int main(int argc, char **argv)
 	for (int i = 0; i < readers; i++) {
 		role[nprocs] = "reader";
 		pids[nprocs++] = spawn(reader_main, i, readers);
+	}
+	/* The storm (storm.c): slots after the churners' and the readers'. */
+	if (storm) {
+		role[nprocs] = "stormer";
+		pids[nprocs++] = spawn(stormer_entry, 0, writers + churners);
+	}
+	for (int i = 0; i < storm; i++) {
+		role[nprocs] = "storm walker";
+		pids[nprocs++] = spawn(storm_walker_entry, i, MAX_WRITERS + readers + i);
 	}
 
 	t_end = now_ms() + duration * 1000;
@@ -458,7 +497,7 @@ int main(int argc, char **argv)
 	kill(kmsg, SIGKILL);
 	waitpid(kmsg, NULL, 0);
 	pass(CK_KLOG, 1);
-	gate(secs);
+	gate(secs, storm);
 
 	for (int c = 0; c < CK_NR; c++) {
 		struct check_state *k = &sh->ck[c];

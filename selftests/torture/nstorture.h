@@ -86,6 +86,9 @@
 #define MIN_CPUS 2
 #define MIN_WALK_RATE 5.0
 #define MIN_DEACT_RATE 0.2
+/* The storm (-S, storm.c): mount namespaces freed and storm walks per second. */
+#define MIN_STORM_RATE 5.0
+#define MIN_STORM_WALK_RATE 50.0
 
 /* Longest walk a reader collects before it stops checking the rest. */
 #define WALK_MAX 65536
@@ -127,7 +130,7 @@ enum check {
 enum op {
 	OP_WALK, OP_PAGE, OP_ID, OP_CURUSER, OP_OPEN, OP_OPEN_FAIL, OP_IOCTL,
 	OP_NS, OP_SCENE, OP_CLONE3, OP_CHAIN, OP_SETNS, OP_NSFD, OP_MOUNT,
-	OP_SKNS, OP_RESURRECT, OP_CHURN, OP_NR
+	OP_SKNS, OP_RESURRECT, OP_CHURN, OP_STORM, OP_STORM_WALK, OP_STORM_ID, OP_NR
 };
 
 struct ns_entry {
@@ -171,6 +174,8 @@ struct shared {
 	_Atomic uint64_t held[MAX_WRITERS + MAX_READERS][HELD_PER_WRITER];
 	_Atomic uint64_t recent[RECENT_SLOTS];
 	_Atomic uint64_t recent_pos;
+	/* The newest mount namespace the stormer made (storm.c). */
+	_Atomic uint64_t storm_last;
 	/* Namespaces the test made inactive, per type (tbl_set()). */
 	_Atomic uint64_t deactivated[8];
 	struct ns_entry tbl[TBL_SIZE];
@@ -293,5 +298,7 @@ ssize_t read_full(int fd, void *buf, size_t len);
 void reader_main(int idx, int readers);
 void writer_main(int idx);
 void churn_main(int idx, int slot);
+void stormer_main(int idx, int slot);
+void storm_walker_main(int idx, int slot);
 
 #endif /* NSTORTURE_H */
