@@ -17,6 +17,9 @@
 #   # Test:    a run-tests.sh filter (e.g. nstree-rs/ns_difftest), or
 #   # Shard:   the guest of its own a test runs in (faultinject, torture)
 #   # Runs:    how many runs (default 3; MUTANT_RUNS overrides)
+#   # Append:  more kernel parameters for its runs (e.g.
+#   #          nstree.torture_storm=2: nstorture's storm, storm.c;
+#   #          MUTANT_APPEND overrides)
 # The copy of the tree is hard-linked (the patched files get files of
 # their own), and its build directory is seeded from the unmutated
 # kernel's (seed_copy, seed_fixup: env.sh), so a mutant costs one
@@ -46,13 +49,25 @@ hdr() { sed -n "s/^# $2: *//p" "$1" | head -1; }
 # build_mutant NAME PATCH VARIANT FLAVOUR: $MOUT/bzImage-m-NAME-FLAVOUR.
 build_mutant() {
 	local name=$1 patch=$2 variant=$3 flavour=$4
-	local tree build mtree mbuild changed f frags
+	local tree build mtree mbuild changed f frags img key
 	tree=$(variant_tree "$variant")
 	build=$(variant_build "$variant" "$flavour")
 	# The unmutated kernel, up to date with the tree (incremental): its
 	# objects seed the mutant's build, which rebuilds only what is newer.
 	"$S/build-kernel.sh" "$variant" "$flavour" >"$LOGS/mutant-base-$variant-$flavour.log" 2>&1 ||
 		die "the unmutated $variant $flavour kernel does not build"
+	# A mutant with the same diff on the same unmutated kernel as one
+	# built before (the same bug under another test, e.g. nstorture's
+	# storm: # Append) reuses that image.
+	img=$variant
+	[ "$flavour" = base ] || img="$variant-$flavour"
+	key=$({ grep -v '^# ' "$patch"; echo "$variant $flavour"; sha256sum <"$OUT/bzImage-$img"; } |
+		sha256sum | cut -c1-16)
+	if [ -f "$MROOT/images/$key" ]; then
+		log "mutant $name: the image of the same diff on the same kernel ($key)"
+		cp "$MROOT/images/$key" "$MOUT/bzImage-m-$name-$flavour"
+		return 0
+	fi
 	mtree="$MROOT/$name/tree"
 	mbuild="$mtree/$(basename "$build")"
 	log "mutant $name: a copy of $tree"
@@ -77,6 +92,8 @@ build_mutant() {
 	kmake "$mtree" "$mbuild" -j"$JOBS" bzImage >"$LOGS/build-m-$name.log" 2>&1 ||
 		{ grep -E 'error|Error' "$LOGS/build-m-$name.log" | head -20 >&2; return 1; }
 	cp "$mbuild/arch/x86/boot/bzImage" "$MOUT/bzImage-m-$name-$flavour"
+	mkdir -p "$MROOT/images"
+	cp "$mbuild/arch/x86/boot/bzImage" "$MROOT/images/$key"
 	# The copy is not needed once the image exists.
 	rm -rf "$mtree"
 }
@@ -111,18 +128,19 @@ row() {
 	rows+=("$(printf '%-32s %3s of %-3s %7s  %-9s %s' "$1" "$2" "$3" "$med" "$tmed" "${6:--}")")
 }
 
-# run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS: boot it RUNS times
-# (nstorture with seed = the run's number), keep each console log in
-# $MROOT/console-LABEL-RUN.log, and add its row.
+# run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS [APPEND]: boot it RUNS
+# times (nstorture with seed = the run's number; APPEND: more kernel
+# parameters), keep each console log in $MROOT/console-LABEL-RUN.log,
+# and add its row.
 run_mutant() {
-	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 k=0 i t0 secs fired="" log times="" whens=""
+	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 append=${6:-} k=0 i t0 secs fired="" log times="" whens=""
 	rm -f "$MROOT/console-$label"-[0-9]*.log
 	for i in $(seq 1 "$runs"); do
 		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"
 		rm -f "$log"
 		t0=$(date +%s)
 		NSTREE_OUT=$MOUT NSTREE_QEMU_TIMEOUT=3000 NSTREE_SHARD=$shard \
-			NSTREE_APPEND="nstree.torture_seed=$i" \
+			NSTREE_APPEND="nstree.torture_seed=$i${append:+ $append}" \
 			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$label-$i.log" 2>&1
 		secs=$(($(date +%s) - t0))
 		times+=" $secs"
@@ -183,14 +201,15 @@ if [ "${MUTANT_CONTROL:-1}" = 1 ]; then
 	for name in "${names[@]}"; do
 		p="$REPO/mutants/$name.patch"
 		v=$(hdr "$p" Variant) fl=$(hdr "$p" Flavour) t=$(hdr "$p" Test) sh=$(hdr "$p" Shard)
+		ap=${MUTANT_APPEND-$(hdr "$p" Append)}
 		img=$v
 		[ "$fl" = base ] || img="$v-$fl"
-		[ -z "${controlled[$img/$t/$sh]:-}" ] || continue
-		controlled[$img/$t/$sh]=1
+		[ -z "${controlled[$img/$t/$sh/$ap]:-}" ] || continue
+		controlled[$img/$t/$sh/$ap]=1
 		"$S/build-kernel.sh" "$v" "$fl" >"$LOGS/mutant-base-$v-$fl.log" 2>&1 ||
 			die "the unmutated $v $fl kernel does not build"
 		cp "$OUT/bzImage-$img" "$MOUT/"
-		RNAME=$img run_mutant "control:$img${sh:+:$sh}${t:+:$t}" "$img" "$t" "$sh" 1
+		RNAME=$img run_mutant "control:$img${sh:+:$sh}${t:+:$t}${ap:+:$ap}" "$img" "$t" "$sh" 1 "$ap"
 	done
 fi
 for name in "${names[@]}"; do
@@ -204,7 +223,8 @@ for name in "${names[@]}"; do
 		rows+=("$(printf '%-32s %s' "$name" "BUILD FAILED (see $LOGS/build-m-$name.log)")")
 		continue
 	fi
-	RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs"
+	RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs" \
+		"${MUTANT_APPEND-$(hdr "$p" Append)}"
 done
 
 echo
