@@ -17,6 +17,14 @@
 #   # Test:    a run-tests.sh filter (e.g. nstree-rs/ns_difftest), or
 #   # Shard:   the guest of its own a test runs in (faultinject, torture)
 #   # Runs:    how many runs (default 3; MUTANT_RUNS overrides)
+#   # Series:  another kernel series, built as Debian ships it (the C
+#   #          variant, no diff: e.g. the pristine 7.2.13 C kernel, whose
+#   #          layout the torture must catch), from Package (its
+#   #          linux-source version), like make torture LINUX_SERIES=...
+#   # Checks:  nstorture checks (numbers) that count as catching it; a
+#   #          run in which only others fail is not caught (the 7.2
+#   #          kernel's resume ENOENT fails checks 6 and 10 at once: its
+#   #          union race is checks 1, 3, 4 and 9)
 #   # Append:  more kernel parameters for its runs (e.g.
 #   #          nstree.torture_storm=2: nstorture's storm, storm.c;
 #   #          MUTANT_APPEND overrides)
@@ -49,7 +57,19 @@ hdr() { sed -n "s/^# $2: *//p" "$1" | head -1; }
 # build_mutant NAME PATCH VARIANT FLAVOUR: $MOUT/bzImage-m-NAME-FLAVOUR.
 build_mutant() {
 	local name=$1 patch=$2 variant=$3 flavour=$4
-	local tree build mtree mbuild changed f frags img key
+	local tree build mtree mbuild changed f frags img key series
+	series=$(hdr "$patch" Series)
+	if [ -n "$series" ] && [ "$series" != "$NSTREE_BASE_SERIES" ]; then
+		[ "$variant" = c ] || die "mutant $name: another series is the C variant only"
+		img=c
+		[ "$flavour" = base ] || img="c-$flavour"
+		log "mutant $name: Linux $series as Debian ships it"
+		(export LINUX_SERIES=$series LINUX_PKG_VERSION=$(hdr "$patch" Package)
+		 "$S/fetch-tree.sh" && "$S/build-kernel.sh" c "$flavour") >"$LOGS/build-m-$name.log" 2>&1 ||
+			{ tail -20 "$LOGS/build-m-$name.log" >&2; return 1; }
+		cp "$OUT/bzImage-$img-$series" "$MOUT/bzImage-m-$name-$flavour"
+		return 0
+	fi
 	tree=$(variant_tree "$variant")
 	build=$(variant_build "$variant" "$flavour")
 	# The unmutated kernel, up to date with the tree (incremental): its
@@ -98,12 +118,32 @@ build_mutant() {
 	rm -rf "$mtree"
 }
 
+# nstorture_when LOG CHECKS: when nstorture first failed one of CHECKS
+# (its "# NSTORTURE-FAIL t=SECSs check=N ..." lines).
+nstorture_when() {
+	sed -e 's/\r$//' "$1" | awk -v want=" $2 " '
+		/^# NSTORTURE-FAIL t=[0-9.]+s check=[0-9]+ / {
+			t = $3; sub(/^t=/, "", t); sub(/s$/, "", t)
+			c = $4; sub(/^check=/, "", c)
+			if (index(want, " " c " ")) { print t " s"; exit }
+		}'
+}
+
 # judge LOG NAME: CAUGHT (0/1), FIRST (the first "not ok" line, or
 # the kernel log) and WHEN (how far the test was when it first fired:
 # nstorture's time of its first failure, the sweep's operation and n).
 judge() {
-	local log=$1 name=$2
-	FIRST=$(sed -e 's/\r$//' "$log" | grep -m1 -E '^not ok [0-9]' || true)
+	local log=$1 name=$2 re='[0-9]+'
+	# Only the mutant's own checks, if it names them (MCHECKS).
+	[ -z "${MCHECKS:-}" ] || re="($(tr ' ' '|' <<<"$MCHECKS"))"
+	FIRST=$(sed -e 's/\r$//' "$log" | grep -m1 -E "^not ok $re( |\$)" || true)
+	if [ -n "${MCHECKS:-}" ]; then
+		CAUGHT=0
+		WHEN=
+		[ -z "$FIRST" ] || { CAUGHT=1; WHEN=$(nstorture_when "$log" "$MCHECKS"); }
+		: "${FIRST:=-}"
+		return
+	fi
 	WHEN=$(sed -e 's/\r$//' "$log" | sed -n -e 's/^# NSTORTURE-FAIL t=\([0-9.]*\)s.*/\1 s/p' \
 		-e 's/^# \([^ ]*\) \(n=[0-9]*\): .*/\1 \2/p' | head -1)
 	CAUGHT=1
@@ -176,7 +216,8 @@ if [ "${names[0]:-}" = --report ]; then
 		for log in "$MROOT/console-$name"-*.log; do
 			[ -e "$log" ] || continue
 			n=$((n + 1))
-			judge "$log" "$(hdr "$REPO/mutants/$name.patch" Variant)-mutant"
+			MCHECKS=$(hdr "$REPO/mutants/$name.patch" Checks) \
+				judge "$log" "$(hdr "$REPO/mutants/$name.patch" Variant)-mutant"
 			[ "$CAUGHT" = 0 ] && continue
 			k=$((k + 1))
 			whens+="$WHEN;"
@@ -223,7 +264,7 @@ for name in "${names[@]}"; do
 		rows+=("$(printf '%-32s %s' "$name" "BUILD FAILED (see $LOGS/build-m-$name.log)")")
 		continue
 	fi
-	RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs" \
+	MCHECKS=$(hdr "$p" Checks) RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs" \
 		"${MUTANT_APPEND-$(hdr "$p" Append)}"
 done
 
