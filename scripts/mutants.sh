@@ -138,9 +138,21 @@ judge() {
 	[ -z "${MCHECKS:-}" ] || re="($(tr ' ' '|' <<<"$MCHECKS"))"
 	FIRST=$(sed -e 's/\r$//' "$log" | grep -m1 -E "^not ok $re( |\$)" || true)
 	if [ -n "${MCHECKS:-}" ]; then
+		# One of them failed: in the final results, or as it happened
+		# (NSTORTURE-FAIL: a guest that panicked prints no results);
+		# a kernel report in the log counts as check 13 if it is one.
+		WHEN=$(nstorture_when "$log" "$MCHECKS")
 		CAUGHT=0
-		WHEN=
-		[ -z "$FIRST" ] || { CAUGHT=1; WHEN=$(nstorture_when "$log" "$MCHECKS"); }
+		[ -z "$FIRST$WHEN" ] || CAUGHT=1
+		if [ -z "$FIRST" ] && [ -n "$WHEN" ]; then
+			FIRST=$(sed -e 's/\r$//' "$log" | grep -m1 -E "^# NSTORTURE-FAIL t=[0-9.]+s check=$re " |
+				sed -e 's/^# NSTORTURE-FAIL t=[0-9.]*s check=\([0-9]*\) \(([^)]*)\).*/not ok \1 \2 (the guest did not finish)/')
+		fi
+		if [ $CAUGHT = 0 ] && grep -qw 13 <<<"$MCHECKS" &&
+			sed -e 's/\r$//' "$log" | grep -qE 'WARNING:|BUG:|Oops|Kernel panic'; then
+			CAUGHT=1
+			FIRST="the kernel log (check 13)"
+		fi
 		: "${FIRST:=-}"
 		return
 	fi
@@ -179,8 +191,12 @@ run_mutant() {
 		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"
 		rm -f "$log"
 		t0=$(date +%s)
-		NSTREE_OUT=$MOUT NSTREE_QEMU_TIMEOUT=3000 NSTREE_SHARD=$shard \
-			NSTREE_APPEND="nstree.torture_seed=$i${append:+ $append}" \
+		# oops=panic: a kernel that oopses reboots (and QEMU stops)
+		# instead of hanging until the timeout; the torture's runs get
+		# 600 s (60 s of torture, up to 120 s to stop), the sweep 3000.
+		NSTREE_OUT=$MOUT NSTREE_SHARD=$shard \
+			NSTREE_QEMU_TIMEOUT=$([ "$shard" = torture ] && echo 600 || echo 3000) \
+			NSTREE_APPEND="nstree.torture_seed=$i oops=panic${append:+ $append}" \
 			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$label-$i.log" 2>&1
 		secs=$(($(date +%s) - t0))
 		times+=" $secs"
