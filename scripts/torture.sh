@@ -12,7 +12,7 @@
 #                 series is the C variant only, its image bzImage-c-SERIES
 #   SEED          nstorture's seed (default: a random one, printed)
 #   STORM         storm walkers (nstorture -S, selftests/torture/storm.c;
-#                 default 0: no storm)
+#                 default 2, as in make test; 0: no storm)
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +38,7 @@ fi
 ) || die "could not build the guest user space"
 [ -f "$OUT/bzImage-$name" ] || "$S/build-kernel.sh" "$variant" "$flavour"
 
-storm=${STORM:-0}
+storm=${STORM:-2}
 log "nstorture on $name for ${duration}s, seed $seed, storm $storm"
 rm -f "$OUT/console-$name-test.log"
 NSTREE_TORTURE_S=$duration \

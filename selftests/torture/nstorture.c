@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 	uint64_t seed = env_u64("NSTREE_TORTURE_SEED", 1);
 	uint64_t margin = FOREIGN_MARGIN, checks = 0, t_end, next_progress;
 	int readers = 3, writers = 2, churners = 2, opt, failed = 0;
-	int storm = env_u64("NSTREE_TORTURE_STORM", 0);
+	int storm = env_u64("NSTREE_TORTURE_STORM", STORM_DEFAULT);
 	int verbose = env_u64("NSTREE_TORTURE_VERBOSE", 0);
 	struct timespec ts;
 	double secs;

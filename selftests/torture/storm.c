@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nstorture's storm (-S N, nstree.torture_storm=N): a targeted mode for
- * the window between a namespace's removal from the tree and the end of
- * its RCU grace period.
+ * nstorture's storm (-S N, nstree.torture_storm=N; N = 2 unless told):
+ * a targeted mode for the window between a namespace's removal from the
+ * tree and the end of its RCU grace period.
  *
  * One stormer, pinned to CPU 0, creates and frees mount namespaces as fast
  * as it can: unshare(CLONE_NEWNS), NS_GET_ID of the new one, setns() back
