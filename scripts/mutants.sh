@@ -28,6 +28,11 @@
 #   # Append:  more kernel parameters for its runs (e.g.
 #   #          nstree.torture_storm=2: nstorture's storm, storm.c;
 #   #          MUTANT_APPEND overrides)
+# A torture run ends at the first failure of one of the mutant's Checks
+# (all checks if it names none: nstorture -x, nstree.torture_stop_on=):
+# whether a run catches the mutant within the minute, and when, is
+# decided then, so a caught run costs its boot and the time to the catch.
+# MUTANT_STOP=0 runs every minute to its end.
 # The copy of the tree is hard-linked (the patched files get files of
 # their own), and its build directory is seeded from the unmutated
 # kernel's (seed_copy, seed_fixup: env.sh), so a mutant costs one
@@ -186,6 +191,9 @@ row() {
 # and add its row.
 run_mutant() {
 	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 append=${6:-} k=0 i t0 secs fired="" log times="" whens=""
+	local checks=${MCHECKS:-all}
+	[ "$shard" != torture ] || [ "${MUTANT_STOP:-1}" = 0 ] ||
+		append="nstree.torture_stop_on=${checks// /,}${append:+ $append}"
 	rm -f "$MROOT/console-$label"-[0-9]*.log
 	for i in $(seq 1 "$runs"); do
 		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"

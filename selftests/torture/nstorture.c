@@ -4,7 +4,8 @@
  * nstorture.h).  Usage:
  *
  *   nstorture [-d SECONDS] [-s SEED] [-r READERS] [-w WRITERS]
- *             [-m FOREIGN_MARGIN] [-v]
+ *             [-c CHURNERS] [-m FOREIGN_MARGIN] [-S STORM_WALKERS]
+ *             [-x CHECKS] [-v]
  *
  * Defaults: the environment's NSTREE_TORTURE_S (else 60) seconds, seed
  * NSTREE_TORTURE_SEED (else 1), 3 readers, 2 writers, 2 churners; -v adds V_LOG to
@@ -13,6 +14,12 @@
  * number of checks as diagnostics, and a NSTORTURE-STATS line; every
  * failure is printed as it happens (NSTORTURE-FAIL, with its time), at
  * most five per family.  Exits 1 if a check failed.
+ *
+ * -x CHECKS (or NSTREE_TORTURE_STOP_ON): check numbers, separated by
+ * commas or spaces, or "all"; the first failure of one of them ends the
+ * run there (make mutants: a run has caught its mutant then, and the
+ * rest of the minute would tell nothing more).  The checks that the
+ * shortened run never got to are skipped then, and so is the gate.
  */
 #include "nstorture.h"
 
@@ -33,6 +40,30 @@ static const char *const op_names[OP_NR] = {
 	[OP_RESURRECT] = "resurrections", [OP_CHURN] = "churns",
 	[OP_STORM] = "storm-frees", [OP_STORM_WALK] = "storm-walks", [OP_STORM_ID] = "storm-ids",
 };
+
+/* -x: "all" or check numbers (1..CK_NR) as a mask; -1 if malformed. */
+static int64_t parse_checks(const char *list)
+{
+	uint64_t mask = 0;
+	char *end;
+
+	if (!strcmp(list, "all"))
+		return (1ULL << CK_NR) - 1;
+	while (*list) {
+		unsigned long n;
+
+		if (*list == ',' || *list == ' ') {
+			list++;
+			continue;
+		}
+		n = strtoul(list, &end, 10);
+		if (end == list || n < 1 || n > CK_NR)
+			return -1;
+		mask |= 1ULL << (n - 1);
+		list = end;
+	}
+	return mask;
+}
 
 static uint64_t env_u64(const char *name, uint64_t def)
 {
@@ -353,13 +384,15 @@ int main(int argc, char **argv)
 	uint64_t duration = env_u64("NSTREE_TORTURE_S", 60);
 	uint64_t seed = env_u64("NSTREE_TORTURE_SEED", 1);
 	uint64_t margin = FOREIGN_MARGIN, checks = 0, t_end, next_progress;
-	int readers = 3, writers = 2, churners = 2, opt, failed = 0;
+	int readers = 3, writers = 2, churners = 2, opt, failed = 0, stopped_by;
 	int storm = env_u64("NSTREE_TORTURE_STORM", STORM_DEFAULT);
 	int verbose = env_u64("NSTREE_TORTURE_VERBOSE", 0);
+	const char *stop_list = getenv("NSTREE_TORTURE_STOP_ON");
+	int64_t stop_on = 0;
 	struct timespec ts;
 	double secs;
 
-	while ((opt = getopt(argc, argv, "d:s:r:w:c:m:S:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:r:w:c:m:S:x:v")) != -1) {
 		switch (opt) {
 		case 'd':
 			duration = strtoull(optarg, NULL, 0);
@@ -382,11 +415,14 @@ int main(int argc, char **argv)
 		case 'S':
 			storm = atoi(optarg);
 			break;
+		case 'x':
+			stop_list = optarg;
+			break;
 		case 'v':
 			verbose |= V_LOG;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-c churners] [-m margin] [-S storm-walkers] [-v]\n",
+			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-c churners] [-m margin] [-S storm-walkers] [-x checks] [-v]\n",
 				argv[0]);
 			return 2;
 		}
@@ -396,6 +432,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "1..%d readers and storm walkers, 1..%d writers, churners and the stormer\n",
 			MAX_READERS, MAX_WRITERS);
 		return 2;
+	}
+	if (stop_list && *stop_list) {
+		stop_on = parse_checks(stop_list);
+		if (stop_on < 0) {
+			fprintf(stderr, "-x: \"all\" or check numbers 1..%d, not \"%s\"\n", CK_NR,
+				stop_list);
+			return 2;
+		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..%d\n", CK_NR);
@@ -414,6 +458,9 @@ int main(int argc, char **argv)
 	sh->seed = seed;
 	sh->foreign_margin = margin;
 	sh->verbose = verbose;
+	sh->stop_on = stop_on;
+	if (stop_on)
+		note("-x: the first failure of check(s) %s ends the run", stop_list);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGPIPE, SIG_IGN);
 	mkdir("/run/nstorture", 0700);
@@ -452,7 +499,7 @@ int main(int argc, char **argv)
 	t_end = now_ms() + duration * 1000;
 	next_progress = now_ms() + 10000;
 	alive = nprocs;
-	while (now_ms() < t_end) {
+	while (now_ms() < t_end && !atomic_load(&sh->stopped_by)) {
 		usleep(100000);
 		reap();
 		if (now_ms() >= next_progress && duration > 30) {
@@ -466,6 +513,10 @@ int main(int argc, char **argv)
 	}
 	secs = (now_ms() - sh->start_ns / 1000000) / 1000.0;
 	atomic_store(&sh->stop, 1);
+	stopped_by = atomic_load(&sh->stopped_by);
+	if (stopped_by)
+		printf("# nstorture: stopped at %.1f s by the first failure of check %d (-x)\n",
+		       secs, stopped_by);
 
 	/* Everyone finishes their scene and goes; 120 s for slow kernels. */
 	for (uint64_t deadline = now_ms() + 120000; alive && now_ms() < deadline;) {
@@ -497,7 +548,9 @@ int main(int argc, char **argv)
 	kill(kmsg, SIGKILL);
 	waitpid(kmsg, NULL, 0);
 	pass(CK_KLOG, 1);
-	gate(secs, storm);
+	/* A run that -x ended early did little by design: no gate. */
+	if (!stopped_by)
+		gate(secs, storm);
 
 	for (int c = 0; c < CK_NR; c++) {
 		struct check_state *k = &sh->ck[c];
@@ -511,6 +564,9 @@ int main(int argc, char **argv)
 			printf("# %llu of %llu checks failed; first at %.3fs: %s\n",
 			       (unsigned long long)fails, (unsigned long long)count,
 			       (first - 1) / 1000.0, k->first);
+		} else if (!count && stopped_by) {
+			printf("ok %d %s # SKIP the run ended at the first failure (-x)\n", c + 1,
+			       check_name(c));
 		} else if (!count) {
 			failed++;
 			printf("not ok %d %s\n", c + 1, check_name(c));

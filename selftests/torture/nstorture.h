@@ -163,6 +163,12 @@ struct shared {
 	_Atomic uint64_t max_seen;
 	_Atomic int64_t inflight;
 	_Atomic int stop;
+	/*
+	 * -x: the checks (bit c for check c + 1) whose first failure ends
+	 * the run, and the check that ended it (+ 1; 0: none).
+	 */
+	uint64_t stop_on;
+	_Atomic int stopped_by;
 	uint64_t start_ns;
 	uint64_t foreign_margin;
 	uint64_t seed;

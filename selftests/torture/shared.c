@@ -154,6 +154,11 @@ void fail(enum check c, const char *fmt, ...)
 			 t / 1000.0, c + 1, check_names[c], my_name, msg);
 		emit(line);
 	}
+	if (sh->stop_on & (1ULL << c)) {
+		int none = 0;
+
+		atomic_compare_exchange_strong(&sh->stopped_by, &none, c + 1);
+	}
 }
 
 /* The table. */
