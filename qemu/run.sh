@@ -33,6 +33,17 @@ case "$name" in *debug*) : "${NSTREE_DIFFTEST_TO:=60}" ;; esac
 # and anything else a caller wants on the command line.
 append="$append nstree.torture_s=${NSTREE_TORTURE_S:-60} ${NSTREE_APPEND:-}"
 : "${NSTREE_QEMU_TIMEOUT:=2400}"
+# The boot watchdog: a guest whose kernel has not started /init within
+# NSTREE_BOOT_TIMEOUT seconds is stopped there (a debug kernel starts it
+# after 26-42 s, a base one after 9; a boot that hung would otherwise sit
+# until NSTREE_QEMU_TIMEOUT).  Before it stops QEMU, it keeps the vCPUs'
+# registers and states (the monitor's info cpus and info registers -a) in
+# $OUT/boot-hang-NAME-MODE[.shard-K].txt.  The guest fails: it is never
+# booted again here.
+# A benchmark kernel runs its microbenchmark before /init (a late
+# initcall, under -icount): no watchdog there, unless asked (0: none).
+[ "$mode" != bench ] || : "${NSTREE_BOOT_TIMEOUT:=0}"
+: "${NSTREE_BOOT_TIMEOUT:=300}"
 # A shard of the tests (qemu/run-tests.sh): "K/N" or "torture", with a
 # console log of its own; NSTREE_PLAN (base|debug) picks the flavour's
 # shard plan.
@@ -56,22 +67,58 @@ if [ -n "${NSTREE_SHARD:-}" ]; then
 	[ -z "$fi_shard" ] || append="$append slub_debug=F"
 fi
 logf="$OUT/console-$name-$mode$sfx.log"
+hangf="$OUT/boot-hang-$name-$mode$sfx.txt"
+mon="$OUT/monitor-$name-$mode$sfx.sock"
+pidf="$OUT/qemu-$name-$mode$sfx.pid"
+rm -f "$hangf" "$mon" "$pidf"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"
 # The caller may set the memory (scripts/bench.sh: the 200k population).
 mem=${NSTREE_QEMU_MEM:-$mem}
 log "booting $name ($mode${NSTREE_SHARD:+, shard $NSTREE_SHARD}) with $ACCEL_NAME, console -> $logf"
 start=$(date +%s)
+# boot_watchdog: in the background, until /init runs or QEMU is gone.
+boot_watchdog() {
+	local t=0 pid
+	while [ "$t" -lt "$NSTREE_BOOT_TIMEOUT" ]; do
+		sleep 2
+		t=$((t + 2))
+		grep -q 'Run /init as init process' "$logf" 2>/dev/null && return 0
+		pid=$(cat "$pidf" 2>/dev/null) || continue
+		kill -0 "$pid" 2>/dev/null || return 0
+	done
+	{
+		echo "boot hang: no \"Run /init\" within ${NSTREE_BOOT_TIMEOUT}s; the console's last lines:"
+		tail -5 "$logf" 2>/dev/null
+		python3 "$(dirname "$0")/monitor.py" "$mon" "info cpus" "info registers -a" 2>&1
+	} >"$hangf"
+	kill -KILL "$(cat "$pidf")" 2>/dev/null
+}
+wpid=
+if [ "$NSTREE_BOOT_TIMEOUT" -gt 0 ]; then
+	boot_watchdog &
+	wpid=$!
+fi
 set +e
 # shellcheck disable=SC2086
 timeout -s KILL "$NSTREE_QEMU_TIMEOUT" qemu-system-x86_64 $QEMU_ACCEL -m $mem \
-	-display none -monitor none -serial stdio -no-reboot \
+	-display none -monitor "unix:$mon,server,nowait" -pidfile "$pidf" -serial stdio -no-reboot \
 	-kernel "$image" -initrd "$OUT/initramfs.cpio.gz" -append "$append" </dev/null 2>&1 |
 	tee "$logf" | grep --line-buffered -E '^NSTREE-TEST-BEGIN|^NSTREE-DONE|^# (PASSED|FAILED|Totals)|WARNING:|BUG:|Oops' |
 	sed -u "s/^/  [$name$sfx] /"
 rc=${PIPESTATUS[0]}
 set -e
+if [ -n "$wpid" ]; then
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+fi
+rm -f "$mon" "$pidf"
 secs=$(($(date +%s) - start))
 echo "$secs" >"$OUT/walltime-$name-$mode$sfx"
+if [ -s "$hangf" ]; then
+	log "$name ($mode${NSTREE_SHARD:+, shard $NSTREE_SHARD}): the boot hung, stopped after ${NSTREE_BOOT_TIMEOUT}s: $hangf"
+	head -7 "$hangf" >&2
+	exit 1
+fi
 if ! grep -q '^NSTREE-DONE' "$logf"; then
 	log "$name ($mode): guest did not finish (qemu rc=$rc after ${secs}s)"
 	exit 1
