@@ -32,7 +32,7 @@ help:
 	@echo '  test-debug   the same, debug configuration only'
 	@echo '  demo         boot the Rust kernel and show listns in action'
 	@echo '  bench        C, C-opt, Rust and Rust-noinline benchmark: ratios, docs/bench/'
-	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug STORM=N'
+	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug STORM=N PATHS=0|1 STOP_ON=checks'
 	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
 	@echo '  mutants      build each injected bug of mutants/ (NAME=...) and run the test that'
 	@echo '               must catch it: caught k of N per mutant (MUTANT_RUNS=N)'

@@ -13,6 +13,10 @@
 #   SEED          nstorture's seed (default: a random one, printed)
 #   STORM         storm walkers (nstorture -S, selftests/torture/storm.c;
 #                 default 2, as in make test; 0: no storm)
+#   PATHS         the path walker (nstorture -P, selftests/torture/paths.c;
+#                 default 1, as in make test; 0: none)
+#   STOP_ON       nstorture -x: end the run at the first failure of these
+#                 checks (commas; "all"; default: run to the end)
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,16 +43,17 @@ fi
 [ -f "$OUT/bzImage-$name" ] || "$S/build-kernel.sh" "$variant" "$flavour"
 
 storm=${STORM:-2}
-log "nstorture on $name for ${duration}s, seed $seed, storm $storm"
+paths=${PATHS:-1}
+log "nstorture on $name for ${duration}s, seed $seed, storm $storm, paths $paths"
 rm -f "$OUT/console-$name-test.log"
 NSTREE_TORTURE_S=$duration \
-NSTREE_APPEND="nstree.torture_seed=$seed nstree.torture_storm=$storm nstree.test_timeout=$((duration + 300))" \
+NSTREE_APPEND="nstree.torture_seed=$seed nstree.torture_storm=$storm nstree.torture_paths=$paths${STOP_ON:+ nstree.torture_stop_on=$STOP_ON} nstree.test_timeout=$((duration + 300))" \
 NSTREE_QEMU_TIMEOUT=$((duration + 900)) \
 	"$Q/run.sh" "$name" test 'torture/' || true
 
 logf="$OUT/console-$name-test.log"
 echo
-echo "=== nstorture on $name ($(cat "$OUT/kernelrelease-$name" 2>/dev/null || echo "?")), ${duration}s, seed $seed, storm $storm ==="
+echo "=== nstorture on $name ($(cat "$OUT/kernelrelease-$name" 2>/dev/null || echo "?")), ${duration}s, seed $seed, storm $storm, paths $paths ==="
 sed -e 's/\r$//' -e 's/^\[ *[0-9.]*\] //' "$logf" |
 	grep -E '^(ok|not ok) [0-9]|^# (nstorture|NSTORTURE-FAIL|NSTORTURE-STATS|NSTORTURE-GATE)|^# [0-9]+ of [0-9]+ checks failed' |
 	sed 's/^# NSTORTURE-STATS/# ops per second:/' || true

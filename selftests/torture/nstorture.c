@@ -5,7 +5,7 @@
  *
  *   nstorture [-d SECONDS] [-s SEED] [-r READERS] [-w WRITERS]
  *             [-c CHURNERS] [-m FOREIGN_MARGIN] [-S STORM_WALKERS]
- *             [-x CHECKS] [-v]
+ *             [-P PATH_WALKERS] [-x CHECKS] [-v]
  *
  * Defaults: the environment's NSTREE_TORTURE_S (else 60) seconds, seed
  * NSTREE_TORTURE_SEED (else 1), 3 readers, 2 writers, 2 churners; -v adds V_LOG to
@@ -39,6 +39,8 @@ static const char *const op_names[OP_NR] = {
 	[OP_MOUNT] = "mounts", [OP_SKNS] = "siocgskns",
 	[OP_RESURRECT] = "resurrections", [OP_CHURN] = "churns",
 	[OP_STORM] = "storm-frees", [OP_STORM_WALK] = "storm-walks", [OP_STORM_ID] = "storm-ids",
+	[OP_MNTWALK] = "mnt-steps", [OP_MNTID] = "listmounts", [OP_UFFD_WALK] = "uffd-walks",
+	[OP_UFFD_STALL] = "uffd-stalls",
 };
 
 /* -x: "all" or check numbers (1..CK_NR) as a mask; -1 if malformed. */
@@ -139,6 +141,11 @@ static void writer_entry(int idx, int unused)
 static void churn_entry(int idx, int slot)
 {
 	churn_main(idx, slot);
+}
+
+static void path_walker_entry(int idx, int slot)
+{
+	path_walker_main(idx, slot);
 }
 
 static void stormer_entry(int idx, int slot)
@@ -332,7 +339,7 @@ static void print_rates(const char *prefix, double secs)
  * CK_GATE: a run that did too little fails (nstorture.h: MIN_CPUS,
  * MIN_WALK_RATE, MIN_DEACT_RATE), with the rates it reached.
  */
-static void gate(double secs, int storm)
+static void gate(double secs, int storm, int paths)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	double walks = total_op(OP_WALK) / secs;
@@ -375,6 +382,18 @@ static void gate(double secs, int storm)
 			low++;
 		}
 	}
+	if (paths) {
+		double steps = total_op(OP_MNTWALK) / secs, ids = total_op(OP_MNTID) / secs;
+		double uf = total_op(OP_UFFD_WALK) / secs, stalls = total_op(OP_UFFD_STALL) / secs;
+
+		printf("# NSTORTURE-GATE paths: mnt steps/s=%.1f (min %.1f) listmounts/s=%.1f (min %.1f) uffd walks/s=%.1f uffd stalls/s=%.1f (min %.1f)\n",
+		       steps, MIN_PATH_RATE, ids, MIN_PATH_RATE, uf, stalls, MIN_PATH_RATE);
+		if (steps < MIN_PATH_RATE || ids < MIN_PATH_RATE || stalls < MIN_PATH_RATE) {
+			fail(CK_GATE, "paths: %.1f mnt steps/s, %.1f listmounts/s, %.1f uffd stalls/s, below %.1f",
+			     steps, ids, stalls, MIN_PATH_RATE);
+			low++;
+		}
+	}
 	if (!low)
 		pass(CK_GATE, 1);
 }
@@ -386,13 +405,14 @@ int main(int argc, char **argv)
 	uint64_t margin = FOREIGN_MARGIN, checks = 0, t_end, next_progress;
 	int readers = 3, writers = 2, churners = 2, opt, failed = 0, stopped_by;
 	int storm = env_u64("NSTREE_TORTURE_STORM", STORM_DEFAULT);
+	int paths = env_u64("NSTREE_TORTURE_PATHS", PATHS_DEFAULT);
 	int verbose = env_u64("NSTREE_TORTURE_VERBOSE", 0);
 	const char *stop_list = getenv("NSTREE_TORTURE_STOP_ON");
 	int64_t stop_on = 0;
 	struct timespec ts;
 	double secs;
 
-	while ((opt = getopt(argc, argv, "d:s:r:w:c:m:S:x:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:r:w:c:m:S:P:x:v")) != -1) {
 		switch (opt) {
 		case 'd':
 			duration = strtoull(optarg, NULL, 0);
@@ -415,6 +435,9 @@ int main(int argc, char **argv)
 		case 'S':
 			storm = atoi(optarg);
 			break;
+		case 'P':
+			paths = atoi(optarg);
+			break;
 		case 'x':
 			stop_list = optarg;
 			break;
@@ -422,14 +445,15 @@ int main(int argc, char **argv)
 			verbose |= V_LOG;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-c churners] [-m margin] [-S storm-walkers] [-x checks] [-v]\n",
+			fprintf(stderr, "usage: %s [-d secs] [-s seed] [-r readers] [-w writers] [-c churners] [-m margin] [-S storm-walkers] [-P path-walkers] [-x checks] [-v]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (readers < 1 || storm < 0 || readers + storm > MAX_READERS || writers < 1 ||
-	    churners < 0 || writers + churners + !!storm > MAX_WRITERS) {
-		fprintf(stderr, "1..%d readers and storm walkers, 1..%d writers, churners and the stormer\n",
+	if (readers < 1 || storm < 0 || paths < 0 || paths > 1 ||
+	    readers + storm + paths > MAX_READERS || writers < 1 || churners < 0 ||
+	    writers + churners + !!storm > MAX_WRITERS) {
+		fprintf(stderr, "1..%d readers, storm walkers and the path walker (-P 0 or 1), 1..%d writers, churners and the stormer\n",
 			MAX_READERS, MAX_WRITERS);
 		return 2;
 	}
@@ -443,9 +467,9 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..%d\n", CK_NR);
-	printf("# nstorture: seed=%llu duration=%llus readers=%d writers=%d churners=%d storm=%d foreign-margin=%llu cpus=%ld\n",
+	printf("# nstorture: seed=%llu duration=%llus readers=%d writers=%d churners=%d storm=%d paths=%d foreign-margin=%llu cpus=%ld\n",
 	       (unsigned long long)seed, (unsigned long long)duration, readers, writers, churners,
-	       storm, (unsigned long long)margin, sysconf(_SC_NPROCESSORS_ONLN));
+	       storm, paths, (unsigned long long)margin, sysconf(_SC_NPROCESSORS_ONLN));
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -489,11 +513,17 @@ int main(int argc, char **argv)
 	/* The storm (storm.c): slots after the churners' and the readers'. */
 	if (storm) {
 		role[nprocs] = "stormer";
-		pids[nprocs++] = spawn(stormer_entry, 0, writers + churners);
+		pids[nprocs] = spawn(stormer_entry, 0, writers + churners);
+		atomic_store(&sh->stormer_pid, pids[nprocs++]);
 	}
 	for (int i = 0; i < storm; i++) {
 		role[nprocs] = "storm walker";
 		pids[nprocs++] = spawn(storm_walker_entry, i, MAX_WRITERS + readers + i);
+	}
+	/* The path walker (paths.c): the slot after the storm walkers'. */
+	for (int i = 0; i < paths; i++) {
+		role[nprocs] = "path walker";
+		pids[nprocs++] = spawn(path_walker_entry, i, MAX_WRITERS + readers + storm + i);
 	}
 
 	t_end = now_ms() + duration * 1000;
@@ -550,7 +580,7 @@ int main(int argc, char **argv)
 	pass(CK_KLOG, 1);
 	/* A run that -x ended early did little by design: no gate. */
 	if (!stopped_by)
-		gate(secs, storm);
+		gate(secs, storm, paths);
 
 	for (int c = 0; c < CK_NR; c++) {
 		struct check_state *k = &sh->ck[c];
@@ -564,6 +594,9 @@ int main(int argc, char **argv)
 			printf("# %llu of %llu checks failed; first at %.3fs: %s\n",
 			       (unsigned long long)fails, (unsigned long long)count,
 			       (first - 1) / 1000.0, k->first);
+		} else if (!count && !paths &&
+			   (c == CK_MNTWALK || c == CK_MNTID || c == CK_UFFD)) {
+			printf("ok %d %s # SKIP no path walker (-P 0)\n", c + 1, check_name(c));
 		} else if (!count && stopped_by) {
 			printf("ok %d %s # SKIP the run ended at the first failure (-x)\n", c + 1,
 			       check_name(c));

@@ -96,6 +96,12 @@
 #define MIN_STORM_WALK_RATE 50.0
 /* Storm walkers by default (-S 0: no storm). */
 #define STORM_DEFAULT 2
+/*
+ * The path walker (paths.c; -P 0: none) and its floor: NS_MNT_GET_NEXT/PREV
+ * steps, listmount() calls and userfaultfd stalls per second, each.
+ */
+#define MIN_PATH_RATE 0.5
+#define PATHS_DEFAULT 1
 
 /* Longest walk a reader collects before it stops checking the rest. */
 #define WALK_MAX 65536
@@ -131,13 +137,17 @@ enum check {
 	CK_KLOG,	/* no kernel warning during the run */
 	CK_QUIESCE,	/* nothing the test made is active at the end */
 	CK_GATE,	/* the run did enough: CPUs, walk and teardown rates */
+	CK_MNTWALK,	/* NS_MNT_GET_NEXT/PREV (paths.c) */
+	CK_MNTID,	/* listmount/statmount by mnt_ns_id (paths.c) */
+	CK_UFFD,	/* listns into a userfaultfd-stalled buffer (paths.c) */
 	CK_NR
 };
 
 enum op {
 	OP_WALK, OP_PAGE, OP_ID, OP_CURUSER, OP_OPEN, OP_OPEN_FAIL, OP_IOCTL,
 	OP_NS, OP_SCENE, OP_CLONE3, OP_CHAIN, OP_SETNS, OP_NSFD, OP_MOUNT,
-	OP_SKNS, OP_RESURRECT, OP_CHURN, OP_STORM, OP_STORM_WALK, OP_STORM_ID, OP_NR
+	OP_SKNS, OP_RESURRECT, OP_CHURN, OP_STORM, OP_STORM_WALK, OP_STORM_ID,
+	OP_MNTWALK, OP_MNTID, OP_UFFD_WALK, OP_UFFD_STALL, OP_NR
 };
 
 struct ns_entry {
@@ -189,6 +199,14 @@ struct shared {
 	_Atomic uint64_t recent_pos;
 	/* The newest mount namespace the stormer made (storm.c). */
 	_Atomic uint64_t storm_last;
+	_Atomic pid_t stormer_pid;
+	/*
+	 * The path walker's NS_MNT_GET_NEXT/PREV steps (paths.c) in flight,
+	 * and the clock when the last ended: its fds may have brought mount
+	 * and user namespaces back to life meanwhile.
+	 */
+	_Atomic int wild_open;
+	_Atomic uint64_t wild_end;
 	/* Namespaces the test made inactive, per type (tbl_set()). */
 	_Atomic uint64_t deactivated[8];
 	struct ns_entry tbl[TBL_SIZE];
@@ -264,11 +282,23 @@ static inline bool active_since(const struct ns_snap *s, uint64_t c)
 	return s->known && s->state == ST_ACTIVE && s->stamp <= c;
 }
 
+/*
+ * A mount or user namespace the path walker (paths.c) may have held
+ * active at some time from c to now: NS_MNT_GET_NEXT/PREV open the
+ * namespace they step to, whatever its state, and the open brings it and
+ * its owners back to life until the fd is closed.
+ */
+static inline bool maybe_resurrected(const struct ns_snap *s, uint64_t c)
+{
+	return (s->type == CLONE_NEWNS || s->type == CLONE_NEWUSER) &&
+	       (atomic_load(&sh->wild_open) || atomic_load(&sh->wild_end) > c);
+}
+
 /* Inactive, and not held by a reader, from c to now. */
 static inline bool inactive_since(const struct ns_snap *s, uint64_t c)
 {
 	return s->known && s->state == ST_INACTIVE && s->stamp <= c &&
-	       !s->holders && s->hstamp <= c;
+	       !s->holders && s->hstamp <= c && !maybe_resurrected(s, c);
 }
 
 /* Holds on a namespace and its owners (what an nsfs fd keeps active). */
@@ -313,5 +343,6 @@ void writer_main(int idx);
 void churn_main(int idx, int slot);
 void stormer_main(int idx, int slot);
 void storm_walker_main(int idx, int slot);
+void path_walker_main(int idx, int slot);
 
 #endif /* NSTORTURE_H */

@@ -359,7 +359,7 @@ static void open_check(const struct walkspec *w, uint64_t id)
 		 */
 		tbl_get(id, &s);
 		if (s.state == ST_INACTIVE && s.stamp == pre.stamp && s.holders == 1 &&
-		    s.hstamp <= c1) {
+		    s.hstamp <= c1 && !maybe_resurrected(&s, c0)) {
 			fail(CK_OPEN, "%s ns %llu opened by file handle, inactive since before the open (stamp %llu, walk clock %llu)",
 			     type_name(s.type), (unsigned long long)id,
 			     (unsigned long long)s.stamp, (unsigned long long)c0);

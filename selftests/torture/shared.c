@@ -60,6 +60,9 @@ static const char *const check_names[CK_NR] = {
 	[CK_KLOG] = "no kernel warning during the run",
 	[CK_QUIESCE] = "nothing the test made is active after it",
 	[CK_GATE] = "the run did enough: CPUs, walks and teardowns per second",
+	[CK_MNTWALK] = "NS_MNT_GET_NEXT/PREV step in order to mount namespaces",
+	[CK_MNTID] = "listmount/statmount by mnt_ns_id find that namespace or none",
+	[CK_UFFD] = "listns into a userfaultfd-stalled buffer returns a valid page",
 };
 
 const char *check_name(enum check c)
