@@ -186,7 +186,8 @@ row() {
 }
 
 # run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS [APPEND]: boot it RUNS
-# times (nstorture with seed = the run's number; APPEND: more kernel
+# times (nstorture with seed = the run's number, plus MUTANT_SEED0 if set,
+# for seeds other runs have not used; APPEND: more kernel
 # parameters), keep each console log in $MROOT/console-LABEL-RUN.log,
 # and add its row.
 run_mutant() {
@@ -204,7 +205,7 @@ run_mutant() {
 		# 600 s (60 s of torture, up to 120 s to stop), the sweep 3000.
 		NSTREE_OUT=$MOUT NSTREE_SHARD=$shard \
 			NSTREE_QEMU_TIMEOUT=$([ "$shard" = torture ] && echo 600 || echo 3000) \
-			NSTREE_APPEND="nstree.torture_seed=$i oops=panic${append:+ $append}" \
+			NSTREE_APPEND="nstree.torture_seed=$((${MUTANT_SEED0:-0} + i)) oops=panic${append:+ $append}" \
 			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$label-$i.log" 2>&1
 		secs=$(($(date +%s) - t0))
 		times+=" $secs"

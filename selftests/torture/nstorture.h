@@ -103,6 +103,9 @@
 #define MIN_PATH_RATE 0.5
 #define PATHS_DEFAULT 1
 
+/* What the walkers put after the slots they give listns(). */
+#define CANARY64 0xa5a5a5a5a5a5a5a5ULL
+
 /* Longest walk a reader collects before it stops checking the rest. */
 #define WALK_MAX 65536
 #define PAGE_MAX 1024

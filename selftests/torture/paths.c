@@ -23,10 +23,10 @@
  *
  * CK_MNTID: listmount() and statmount() by mnt_ns_id (7.3 fs/namespace.c
  * lookup_mnt_ns(): ns_tree_lookup_rcu(), then a passive reference, no
- * resurrection) of mount namespaces just listed near the storm's newest:
- * either the namespace is gone (ENOENT) or listmount() returns at most
- * the slots given and statmount() of its first mount says the same
- * mnt_ns_id.
+ * resurrection) of mount namespaces just listed near the storm's newest,
+ * or of the ids there, whatever they are now: either there is no such
+ * mount namespace (ENOENT) or listmount() returns at most the slots given
+ * and statmount() of its first mount says the same mnt_ns_id.
  *
  * CK_UFFD: listns() into a buffer whose tail is a userfaultfd-registered
  * page not yet present: the kernel's copy of the ids to user space
@@ -56,7 +56,6 @@
 #include <linux/nsfs.h>
 #include <linux/userfaultfd.h>
 
-#define CANARY64 0xa5a5a5a5a5a5a5a5ULL
 #define PAGE 4096UL
 
 /* A window in which this walker's fds may hold namespaces active. */
@@ -182,16 +181,33 @@ static long near_storm(struct rng *r, uint64_t *ids, size_t nr, uint64_t *resume
 	return listns_ret(&req, ids, nr, 0);
 }
 
+/*
+ * Half of the time the mount namespaces just listed near the storm's
+ * newest; else the ids right after a point just below it, whatever they
+ * are now: mostly mount namespaces the storm has freed (ENOENT), or
+ * namespaces of other types (ENOENT: a lookup in the mount namespace
+ * tree), or live mount namespaces.
+ */
 static void mntid_check(struct rng *r)
 {
 	uint64_t ids[4], list[32], resume;
-	long n = near_storm(r, ids, ARRAY_SIZE(ids), &resume);
+	long n;
 
-	if (n < 0) {
-		if (n != -ENOENT)
-			fail(CK_ERRNO, "path walker: listns(mnt, from %llu): %s",
-			     (unsigned long long)resume, strerror(-n));
-		return;
+	if (chance(r, 50)) {
+		n = near_storm(r, ids, ARRAY_SIZE(ids), &resume);
+		if (n < 0) {
+			if (n != -ENOENT)
+				fail(CK_ERRNO, "path walker: listns(mnt, from %llu): %s",
+				     (unsigned long long)resume, strerror(-n));
+			return;
+		}
+	} else {
+		uint64_t last = atomic_load_explicit(&sh->storm_last, memory_order_relaxed);
+
+		resume = last > 8 ? last - 1 - rnd(r, 8) : 0;
+		n = ARRAY_SIZE(ids);
+		for (long i = 0; i < n; i++)
+			ids[i] = resume + 1 + i;
 	}
 	for (long i = 0; i < n; i++) {
 		struct mnt_id_req req = {

@@ -114,7 +114,6 @@ static size_t pick_page(struct rng *r)
 	}
 }
 
-#define CANARY64 0xa5a5a5a5a5a5a5a5ULL
 #define PAGE_GUARD 4
 
 /*

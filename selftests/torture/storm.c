@@ -37,7 +37,6 @@
 
 #define STORM_PAGE_MAX 4
 #define STORM_GUARD 4
-#define CANARY64 0xa5a5a5a5a5a5a5a5ULL
 
 static void pin(int cpu)
 {
