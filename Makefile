@@ -17,7 +17,7 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug demo bench check check-series host-test loom rustdoc clean distclean \
+	test test-base test-debug test-kcsan demo bench check check-series host-test loom rustdoc clean distclean \
 	torture shell kunit mutants
 
 help:
@@ -26,13 +26,14 @@ help:
 	@echo '  tree         fetch Debian linux-source-7.3 into $$NSTREE_CACHE'
 	@echo '  rust-tree    copy the tree and apply patches/ with git am'
 	@echo '  patches      regenerate patches/ from rust/ and c-glue/'
-	@echo '  kernel       build VARIANT=c|rust (FLAVOUR=base|debug)'
+	@echo '  kernel       build VARIANT=c|rust (FLAVOUR=base|debug|kcsan)'
 	@echo '  test         both kernels, base and debug configs, all tests, C/Rust table'
 	@echo '  test-base    the same, base configuration only (FLAVOURS=base)'
 	@echo '  test-debug   the same, debug configuration only'
+	@echo '  test-kcsan   the same, KCSAN configuration only (configs/kcsan.config; not in make test)'
 	@echo '  demo         boot the Rust kernel and show listns in action'
 	@echo '  bench        C, C-opt, Rust and Rust-noinline benchmark: ratios, docs/bench/'
-	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug STORM=N PATHS=0|1 STOP_ON=checks'
+	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug|kcsan STORM=N PATHS=0|1 STOP_ON=checks'
 	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
 	@echo '  mutants      build each injected bug of mutants/ (NAME=...) and run the test that'
 	@echo '               must catch it: caught k of N per mutant (MUTANT_RUNS=N)'
@@ -74,6 +75,9 @@ test-base:
 
 test-debug:
 	@$(MAKE) --no-print-directory test FLAVOURS=debug
+
+test-kcsan:
+	@$(MAKE) --no-print-directory test FLAVOURS=kcsan
 
 demo: rust-tree
 	@$(S)/demo.sh

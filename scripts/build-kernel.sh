@@ -5,12 +5,13 @@
 #            rust  the tree with our series applied, CONFIG_NSTREE_RUST=y
 #   FLAVOUR  base  configs/base.config + configs/VARIANT.config
 #            debug the same plus configs/debug.config
+#            kcsan the same plus configs/kcsan.config (instead of debug)
 # The image lands in $OUT/bzImage-VARIANT[-FLAVOUR].
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 
-variant=${1:?usage: build-kernel.sh c|rust [base|debug]}
+variant=${1:?usage: build-kernel.sh c|rust [base|debug|kcsan]}
 flavour=${2:-base}
 tree=$(variant_tree "$variant")
 build=$(variant_build "$variant" "$flavour")
@@ -86,6 +87,23 @@ if [ "$variant" = rust ]; then
 		log "inline helpers off: nstree_rs.o calls $(wc -l <<<"$called") rust_helper_* functions"
 		printf 'inline-helpers=n object-calls=%s\n' "$(wc -l <<<"$called")" >"$OUT/helpers-$name.txt"
 	fi
+fi
+# KCSAN kernels: what is instrumented.  Linux 7.3 gives rustc no KCSAN
+# flags, so the crate's own code calls no __tsan_* function; the C it
+# calls does (kernel/nstree.o and nscommon.o on the C kernel, the glue on
+# the Rust one), and so do rust/helpers/ bodies that inline helpers put
+# into the crate's object.  Calls to them, per object, for the record
+# ($OUT/kcsan-NAME.txt, docs/torture.md "KCSAN").
+if grep -q '^CONFIG_KCSAN=y' "$build/.config"; then
+	{
+		for o in kernel/nstree_rs/nstree_rs.o kernel/nstree.o kernel/nscommon.o \
+			kernel/nstree_rs/nstree_glue.o fs/nsfs.o; do
+			[ -f "$build/$o" ] || continue
+			printf '%s tsan-calls=%s\n' "$o" \
+				"$(llvm-objdump"$LLVM_SUFFIX" -dr "$build/$o" | grep -cE 'R_X86_64_(PLT|PC)32[[:space:]]+__tsan_')"
+		done
+	} >"$OUT/kcsan-$name.txt"
+	log "KCSAN instrumentation: $(tr '\n' ';' <"$OUT/kcsan-$name.txt")"
 fi
 cp "$build/arch/x86/boot/bzImage" "$OUT/bzImage-$name"
 kmake "$tree" "$build" -s kernelrelease >"$OUT/kernelrelease-$name"
