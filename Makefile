@@ -33,7 +33,7 @@ help:
 	@echo '  test-kcsan   the same, KCSAN configuration only (configs/kcsan.config; not in make test)'
 	@echo '  demo         boot the Rust kernel and show listns in action'
 	@echo '  bench        C, C-opt, Rust and Rust-noinline benchmark: ratios, docs/bench/'
-	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug|kcsan STORM=N PATHS=0|1 STOP_ON=checks'
+	@echo '  torture      nstorture alone: DURATION=secs VARIANT=c|rust FLAVOUR=base|debug|kcsan STORM=N PATHS=0|1 STOP_ON=checks RUNS=N'
 	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
 	@echo '  mutants      build each injected bug of mutants/ (NAME=...) and run the test that'
 	@echo '               must catch it: caught k of N per mutant (MUTANT_RUNS=N)'
