@@ -79,7 +79,7 @@ if [ "$runs" -gt 1 ]; then
 			bad+=" $s"
 			verdict="FAILED: $(sed -e 's/\r$//' "$keep" | grep -m1 -E '^not ok [0-9]+' || echo 'see the log')"
 		fi
-		log "  $name seed $s: $verdict ($(sed -e 's/\r$//' "$keep" | grep -m1 -o 'walks/s=[0-9.]*' || echo '?'))"
+		log "  $name seed $s: $verdict ($(sed -e 's/\r$//' "$keep" | grep -o -m1 '^# NSTORTURE-GATE cpus=.* walks/s=[0-9.]*' | sed 's/.* //' || echo '?'))"
 	done
 	echo
 	echo "=== nstorture on $name ($(cat "$OUT/kernelrelease-$name" 2>/dev/null || echo "?")), ${duration}s, storm $storm, paths $paths ==="
