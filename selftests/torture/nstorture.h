@@ -346,6 +346,7 @@ void writer_main(int idx);
 void churn_main(int idx, int slot);
 void stormer_main(int idx, int slot);
 void storm_walker_main(int idx, int slot);
+uint64_t storm_resume(struct rng *r);
 void path_walker_main(int idx, int slot);
 
 #endif /* NSTORTURE_H */

@@ -173,10 +173,9 @@ static void mnt_walk(struct rng *r)
 /* Mount namespaces near the storm's newest (or all of them), up to @nr. */
 static long near_storm(struct rng *r, uint64_t *ids, size_t nr, uint64_t *resume)
 {
-	uint64_t last = atomic_load_explicit(&sh->storm_last, memory_order_relaxed);
 	struct ns_id_req req;
 
-	*resume = last > 8 ? last - 1 - rnd(r, 8) : 0;
+	*resume = storm_resume(r);
 	req = mkreq(*resume, CLONE_NEWNS, 0);
 	return listns_ret(&req, ids, nr, 0);
 }
@@ -202,9 +201,7 @@ static void mntid_check(struct rng *r)
 			return;
 		}
 	} else {
-		uint64_t last = atomic_load_explicit(&sh->storm_last, memory_order_relaxed);
-
-		resume = last > 8 ? last - 1 - rnd(r, 8) : 0;
+		resume = storm_resume(r);
 		n = ARRAY_SIZE(ids);
 		for (long i = 0; i < n; i++)
 			ids[i] = resume + 1 + i;
@@ -352,11 +349,8 @@ static void uffd_walk(struct rng *r)
 	for (size_t i = 0; i < k; i++)
 		buf[i] = CANARY64;
 	atomic_store(&uf_stall_us, rnd(r, 3000));
-	if (kind == 2) {
-		uint64_t last = atomic_load_explicit(&sh->storm_last, memory_order_relaxed);
-
-		resume = last > 8 ? last - 1 - rnd(r, 8) : 0;
-	}
+	if (kind == 2)
+		resume = storm_resume(r);
 	req = mkreq(resume, kind == 0 ? 0 : CLONE_NEWNS, 0);
 	ret = listns_ret(&req, buf, nr, 0);
 	count_op(OP_UFFD_WALK, 1);

@@ -110,6 +110,18 @@ void stormer_main(int idx, int slot)
 	_exit(0);
 }
 
+/*
+ * A resume id just below the newest mount namespace the stormer made (up
+ * to 8 below), so that a walk from it passes the namespaces being freed;
+ * 0 (from the start) before the storm has made any.
+ */
+uint64_t storm_resume(struct rng *r)
+{
+	uint64_t last = atomic_load_explicit(&sh->storm_last, memory_order_relaxed);
+
+	return last > 8 ? last - 1 - rnd(r, 8) : 0;
+}
+
 void storm_walker_main(int idx, int slot)
 {
 	static uint64_t buf[STORM_PAGE_MAX + STORM_GUARD];
@@ -123,8 +135,7 @@ void storm_walker_main(int idx, int slot)
 	rng_init(&r, sh->seed, 3000 + idx);
 	pin(cpus > 1 ? 1 + idx % (cpus - 1) : 0);
 	while (!stopping()) {
-		uint64_t last = atomic_load_explicit(&sh->storm_last, memory_order_relaxed);
-		uint64_t resume = last > 8 ? last - 1 - rnd(&r, 8) : 0, prev = resume, bound;
+		uint64_t resume = storm_resume(&r), prev = resume, bound;
 		size_t page = 1 + rnd(&r, STORM_PAGE_MAX);
 		struct ns_id_req req = mkreq(resume, CLONE_NEWNS, 0);
 		bool bad;
