@@ -15,16 +15,26 @@ flavours=("$@")
 : "${NSTREE_SHARDS:=2}"
 [ ${#flavours[@]} -gt 0 ] || flavours=(base debug)
 t0=$(date +%s)
-declare -A took
-step() { # step NAME CMD...: run a step, record its wall time
+declare -A took busy cpu0
+# The host's busy CPU time so far, in clock ticks (every state of the
+# "cpu" line of /proc/stat but idle and iowait).
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+cpu_begin() { cpu0[$1]=$(busy_ticks); }
+cpu_end() { busy[$1]=$((($(busy_ticks) - ${cpu0[$1]}) / $(getconf CLK_TCK))); }
+step() { # step NAME CMD...: run a step, record its wall and host CPU time
 	local name=$1 s
 	shift
 	s=$(date +%s)
+	cpu_begin "$name"
 	"$@"
 	local rc=$?
 	took[$name]=$(($(date +%s) - s))
+	cpu_end "$name"
 	return $rc
 }
+cpu_begin total
 
 # guest_reached NAME PID ERE: wait until NAME's torture guest (PID) has
 # printed a line that ERE matches (qemu/run-tests.sh), or has exited.
@@ -101,6 +111,10 @@ for fl in "${flavours[@]}"; do
 	# guests started together would all probe at once on a fresh $OUT, and
 	# a probe that times out under that load would cache tcg-smp1.
 	[ ${#built[@]} = 0 ] || "$Q/probe.sh" "$OUT/bzImage-${built[0]}" || true
+	# Every guest of the flavour, torture and shards: its wall time and
+	# how much of the host's cores it kept busy.
+	g0=$(date +%s)
+	cpu_begin "qemu $fl all guests"
 	# The torture guests, one at a time, then the shards.  A guest's end
 	# (a debug kernel's two kmemleak scans and the pause between them,
 	# about 25 s on one vCPU) overlaps the next guest's boot: the next
@@ -140,6 +154,8 @@ for fl in "${flavours[@]}"; do
 	for p in "${pids[@]}"; do wait "$p" || true; done
 	took["qemu $fl shards"]=$(($(date +%s) - s0))
 	wait
+	took["qemu $fl all guests"]=$(($(date +%s) - g0))
+	cpu_end "qemu $fl all guests"
 	for name in "${built[@]}"; do
 		took["qemu $name torture"]=$(cat "$OUT/took-torture-$name" 2>/dev/null || echo '?')
 		rm -f "$OUT/took-torture-$name"
@@ -186,8 +202,21 @@ rc=${PIPESTATUS[0]}
 
 echo
 echo "=== wall times ==="
-for k in "${!took[@]}"; do printf '%-24s %5ss\n' "$k" "${took[$k]}"; done | sort
-printf '%-24s %5ss\n' total $(($(date +%s) - t0))
+# Host CPU: the core-seconds the whole machine was busy during the step
+# (whatever ran, not only the step), and that as a share of its cores.
+ncpu=$(nproc)
+printf '%-26s %7s %9s %5s\n' step wall host-cpu busy
+for k in "${!took[@]}"; do
+	b=${busy[$k]:-}
+	if [ -n "$b" ] && [ "${took[$k]}" -gt 0 ] 2>/dev/null; then
+		printf '%-26s %6ss %8ss %4s%%\n' "$k" "${took[$k]}" "$b" $((100 * b / (ncpu * took[$k])))
+	else
+		printf '%-26s %6ss %9s %5s\n' "$k" "${took[$k]}" - -
+	fi
+done | sort
+cpu_end total
+printf '%-26s %6ss %8ss %4s%%\n' total $(($(date +%s) - t0)) "${busy[total]}" \
+	$((100 * busy[total] / (ncpu * ($(date +%s) - t0 + 1))))
 echo "accelerator: $(. "$OUT/accel.env" 2>/dev/null && echo "$ACCEL_NAME")"
 # The summary line comes last.
 tail -1 "$OUT/report.txt"
