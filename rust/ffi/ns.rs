@@ -95,7 +95,29 @@ impl NsCommon {
     /// # Safety
     ///
     /// `ptr` must point to an initialised `struct ns_common` that stays
-    /// valid for `'a`.
+    /// valid for `'a`, and for all of `'a` one of these must hold (the type
+    /// invariant: what keeps its owner, which [`owner`](Self::owner) hands
+    /// out, valid as long as it):
+    /// - the caller holds a counted reference (`__ns_ref`) on it;
+    /// - it was reached on a namespace tree within an RCU read-side
+    ///   section that lasts for `'a`;
+    /// - it is on its trees and `ns_tree_lock` is held for `'a`;
+    /// - the caller is its free path, before the free path puts its owner
+    ///   (`ns_tree_remove()` comes first: kernel/user_namespace.c:211,234).
+    ///
+    /// Memory that is merely not freed yet is not enough: a `struct net`
+    /// kept only by its passive count (`net_passive_dec()`) has put its
+    /// user namespace already (`cleanup_net()`, net/core/net_namespace.c:727).
+    ///
+    /// # Examples
+    ///
+    /// ```compile_fail,E0133
+    /// # use kernel::bindings;
+    /// # use nstree_rs::ffi::NsCommon;
+    /// fn id_of(ns: *mut bindings::ns_common) -> u64 {
+    ///     NsCommon::from_raw(ns).id() // nothing vouches for `ns`
+    /// }
+    /// ```
     #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ns_common) -> &'a NsCommon {
         // SAFETY: `NsCommon` is a transparent wrapper of storage of the
@@ -311,6 +333,15 @@ impl NsCommon {
     ///
     /// The namespace must not be on any tree yet, and no other code may
     /// read its id concurrently.
+    ///
+    /// # Examples
+    ///
+    /// ```compile_fail,E0133
+    /// # use nstree_rs::ffi::NsCommon;
+    /// fn renumber(ns: &NsCommon) {
+    ///     ns.set_id(42) // a listed namespace's id must never change
+    /// }
+    /// ```
     pub(crate) unsafe fn set_id(&self, id: u64) {
         // SAFETY: `ns_id` is an aligned `u64` inside the valid namespace;
         // the caller guarantees that nobody reads it concurrently, as C's

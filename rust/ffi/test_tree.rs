@@ -12,7 +12,7 @@ use kernel::sync::rcu::Guard;
 use kernel::types::Opaque;
 
 use super::layout;
-use super::lock::{read_retry, WriteGuard};
+use super::lock::{read_retry, ReadGuard, WriteGuard};
 use super::ns::{NsCommon, Storage};
 use super::tree::{node_init, root_init, ByOwner, ByType, TreeRoot, Unified};
 
@@ -99,8 +99,9 @@ impl TestTree {
         let w = WriteGuard::lock();
         // SAFETY: a fresh fake namespace, whose nodes `FakeNs::new()` left
         // empty (kernel/nstree.c:73-77); pinned in `self.nodes` and removed
-        // in `drop()` before its memory goes; nobody takes counted
-        // references to it.
+        // in `drop()` before its memory goes, when no reader of the private
+        // tree is left (see `drop()`); nobody takes counted references to
+        // it.
         Ok(unsafe { self.root.insert(ns, &w) })
     }
 
@@ -160,11 +161,9 @@ impl TestTree {
         if c.ns().id() != id {
             return (None, None);
         }
-        // SAFETY: no writer changes the private tree concurrently: only
-        // `TestTree`'s methods do, and `TestTree` is not `Sync` (its fake
-        // namespaces are `Opaque`), so they run on this thread; the list
-        // is the `ns_tree_node` one (include/linux/ns/nstree_types.h:31-34).
-        let prev = unsafe { c.prev(&g) };
+        let r = ReadGuard::lock();
+        let prev = c.prev(&g, &r);
+        drop(r);
         (prev.map(|p| p.ns().id()), c.next(&g).map(|n| n.ns().id()))
     }
 
@@ -176,7 +175,8 @@ impl TestTree {
             // node is ever inserted into); no counted reference to a fake
             // can exist (it has no `ops`), so C's rule that a namespace
             // leaves its trees only once no counted reference remains
-            // (kernel/user_namespace.c:211) holds.
+            // (kernel/user_namespace.c:211) holds. Its memory stays until
+            // `drop()`, after every reader of the private tree.
             unsafe { self.root.remove(ns, &w) };
         }
     }
@@ -206,11 +206,13 @@ impl Drop for TestTree {
             let ns = fake.ns();
             // SAFETY: only ever inserted into this private tree; `remove()`
             // checks that the node is on one (`ns_tree_node_empty()`,
-            // kernel/nstree.c:97).
+            // kernel/nstree.c:97). No RCU read-side section that found a
+            // fake on the tree is left: only `TestTree`'s own methods read
+            // it, on this thread (`TestTree` is not `Sync`: its fakes are
+            // `Opaque`), each within a guard that ended when it returned,
+            // so the memory may go without a grace period.
             unsafe { self.root.remove(ns, &w) };
         }
         drop(w);
-        // Lockless readers of the private tree are all gone (only the
-        // test thread used it), so the memory can go without a grace period.
     }
 }

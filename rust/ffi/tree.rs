@@ -40,9 +40,13 @@
 //! (tools/memory-model/Documentation/explanation.txt); the kernel accepts
 //! it on the assumption that aligned word-sized plain stores are not torn
 //! (what `CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC`, lib/Kconfig.kcsan,
-//! encodes). A safe function cannot rest on that, so [`Cursor::prev`] is
-//! `unsafe`: its callers either exclude the writers or accept upstream's
-//! race, and say which.
+//! encodes). A safe function cannot rest on that, so [`Cursor::prev`]
+//! takes a [`ReadGuard`]: `read_seqlock_excl()` excludes every writer of
+//! the namespace trees (they all hold `write_seqlock()` on the same
+//! lock), so no `->prev` store runs while it loads one. Upstream's
+//! `__ns_tree_adjoined_rcu()` (kernel/nstree.c:373) reads `->prev` without
+//! the lock, racing; the Rust one takes it (docs/walkthrough.md,
+//! "Deliberate differences"): the same result, without the race.
 
 use core::marker::{PhantomData, PhantomPinned};
 use core::ptr;
@@ -403,13 +407,20 @@ pub(super) unsafe fn remove_node(
 /// }
 /// ```
 ///
-/// and there is no uninitialised root to start from:
+/// and there is no uninitialised root to start from: its fields are
+/// private, so a root cannot be spelled out, even from zeroed memory:
 ///
-/// ```compile_fail,E0599
+/// ```compile_fail,E0451
+/// # use core::marker::{PhantomData, PhantomPinned};
 /// # use nstree_rs::ffi::tree::ByType;
 /// use nstree_rs::ffi::TreeRoot;
 /// fn raw() -> TreeRoot<ByType> {
-///     TreeRoot::uninit()
+///     TreeRoot {
+///         // SAFETY: none: this is the misuse.
+///         raw: unsafe { core::mem::zeroed() },
+///         _kind: PhantomData,
+///         _pin: PhantomPinned,
+///     }
 /// }
 /// ```
 ///
@@ -717,8 +728,10 @@ impl<K: TreeKind> TreeRoot<K> {
         best
     }
 
-    /// Inserts `ns` by id. Returns `false` (and inserts nothing) if the id
-    /// is already on the tree.
+    /// Inserts `ns` by id. Returns `false` if the id is already on the
+    /// tree: then it inserts nothing and leaves the `K` node of `ns`
+    /// empty (`ns_tree_node_init()`), so that a later
+    /// [`remove`](Self::remove) of `ns` does nothing.
     ///
     /// The tree lock must be held for writing: `w` proves it (see
     /// [`WriteGuard`] for what does not compile).
@@ -726,24 +739,50 @@ impl<K: TreeKind> TreeRoot<K> {
     /// # Safety
     ///
     /// The `K` node of `ns` must be on no tree, and `ns` must stay live
-    /// until it is removed from this tree with [`TreeRoot::remove`].
+    /// until it is removed from this tree with [`TreeRoot::remove`]; its
+    /// memory must then stay valid until no RCU read-side section that
+    /// may have found it on the tree is left (the references
+    /// [`first`](Self::first), [`find_rcu`](Self::find_rcu) and the
+    /// cursors give out last as long as their RCU guard): in general, an
+    /// RCU grace period after the removal.
     ///
     /// (Whether the node is on a tree cannot be checked: the statically
     /// initialised boot-time namespaces, `NS_COMMON_INIT()`, start with
     /// zeroed rbtree nodes, which do not look empty.)
+    ///
+    /// # Examples
+    ///
+    /// ```compile_fail,E0133
+    /// # use nstree_rs::ffi::lock::WriteGuard;
+    /// # use nstree_rs::ffi::{NsCommon, TreeRoot, Unified};
+    /// fn publish(root: &TreeRoot<Unified>, ns: &NsCommon) -> bool {
+    ///     let w = WriteGuard::lock();
+    ///     root.insert(ns, &w) // the caller must vouch for the node and its lifetime
+    /// }
+    /// ```
     pub(crate) unsafe fn insert(&self, ns: &NsCommon, _w: &WriteGuard) -> bool {
         let id = ns.id();
+        let node = ns.node::<K>();
         // SAFETY: the root is initialised and holds `K` nodes of live
         // namespaces (type invariant), which `cmp` maps back with
         // `ns_of_rb::<K>` as `ns_cmp()` does (kernel/nstree.c:182-185);
         // the guard serialises writers; `ns` is off-tree and stays live per
         // the caller.
-        unsafe {
-            insert_node(self.as_raw(), ns.node::<K>(), |other| {
+        let dup = unsafe {
+            insert_node(self.as_raw(), node, |other| {
                 id.cmp(&ns_of_rb::<K>(other).id())
             })
-            .is_none()
+        };
+        if dup.is_some() {
+            // SAFETY: the node is still on no tree (`insert_node()` links
+            // nothing on a duplicate), so no lockless reader can reach it,
+            // and the guard excludes the writers: it is ours to write.
+            // Clearing it keeps a zero-filled `NS_COMMON_INIT()` node from
+            // reading as linked in `remove()` (C would go on to
+            // `rb_erase()` a node that is on no tree).
+            unsafe { node_init(node) };
         }
+        dup.is_none()
     }
 
     /// Removes `ns`, if its `K` node is on a tree.
@@ -751,11 +790,26 @@ impl<K: TreeKind> TreeRoot<K> {
     /// # Safety
     ///
     /// The `K` node of `ns` is either empty (`ns_tree_node_init()`,
-    /// kernel/nstree.c:73-77, or removed) or was inserted into this root
-    /// with [`insert`](Self::insert): a node that was never initialised
-    /// (a zero-filled `NS_COMMON_INIT` one) reads as linked. And no
-    /// counted reference ([`NsRef`]) to `ns` remains (a counted reference
-    /// keeps a namespace on its trees: [`Held`] relies on it).
+    /// kernel/nstree.c:73-77, removed, or refused by
+    /// [`insert`](Self::insert) as a duplicate) or was inserted into this
+    /// root with [`insert`](Self::insert): a node that was never
+    /// initialised (a zero-filled `NS_COMMON_INIT` one) reads as linked.
+    /// And no counted reference ([`NsRef`]) to `ns` remains (a counted
+    /// reference keeps a namespace on its trees: [`Held`] relies on it).
+    /// The memory of `ns` must stay valid until no RCU read-side section
+    /// that may have found it on the tree is left: in general, an RCU
+    /// grace period after this call.
+    ///
+    /// # Examples
+    ///
+    /// ```compile_fail,E0133
+    /// # use nstree_rs::ffi::lock::WriteGuard;
+    /// # use nstree_rs::ffi::{NsCommon, TreeRoot, Unified};
+    /// fn unpublish(root: &TreeRoot<Unified>, ns: &NsCommon) {
+    ///     let w = WriteGuard::lock();
+    ///     root.remove(ns, &w) // the caller must vouch that no count remains
+    /// }
+    /// ```
     pub(crate) unsafe fn remove(&self, ns: &NsCommon, w: &WriteGuard) {
         if ns.on_tree::<K>(w) {
             // SAFETY: linked, so inserted into this root per the caller; the guard
@@ -854,18 +908,17 @@ impl<'r, 'g, K: TreeKind> Cursor<'r, 'g, K> {
         unsafe { self.root.step(self.entry(), true, g) }
     }
 
-    /// The previous namespace on the list (`list_bidir_prev_rcu()`).
-    ///
-    /// # Safety
-    ///
-    /// Either no writer changes the list concurrently, or the caller
-    /// accepts the data race of upstream's `list_bidir_prev_rcu()` with the
-    /// plain `->prev` stores of list insertion and removal (see the module
-    /// documentation).
+    /// The previous namespace on the list (`list_bidir_prev_rcu()`), with
+    /// the writers excluded: `_excl` proves `read_seqlock_excl()` is held,
+    /// so no plain `->prev` store of list insertion or removal
+    /// (include/linux/rculist.h:106, include/linux/list.h:241) races with
+    /// the load (see the module documentation).
     ///
     /// # Examples
     ///
-    /// ```compile_fail,E0133
+    /// Without the lock it does not compile:
+    ///
+    /// ```compile_fail,E0061
     /// # use kernel::sync::rcu;
     /// # use nstree_rs::ffi::{TreeRoot, Unified};
     /// fn before(root: &TreeRoot<Unified>, id: u64) -> Option<u64> {
@@ -874,10 +927,24 @@ impl<'r, 'g, K: TreeKind> Cursor<'r, 'g, K> {
     ///     Some(c.prev(&g)?.ns().id()) // races with plain `->prev` stores
     /// }
     /// ```
-    pub(crate) unsafe fn prev(&self, g: &'g Guard) -> Option<Self> {
+    ///
+    /// ```no_run
+    /// # use kernel::sync::rcu;
+    /// # use nstree_rs::ffi::lock::ReadGuard;
+    /// # use nstree_rs::ffi::{TreeRoot, Unified};
+    /// fn before(root: &TreeRoot<Unified>, id: u64) -> Option<u64> {
+    ///     let g = rcu::read_lock();
+    ///     let c = root.first_after(id, &g)?;
+    ///     let r = ReadGuard::lock();
+    ///     Some(c.prev(&g, &r)?.ns().id())
+    /// }
+    /// ```
+    pub(crate) fn prev(&self, g: &'g Guard, _excl: &ReadGuard) -> Option<Self> {
         // SAFETY: as in `next()`; `list_bidir_del_rcu()` keeps `prev`
-        // valid for readers (include/linux/rculist.h:37-43); the race on
-        // the load is the caller's to exclude or accept.
+        // valid for readers (include/linux/rculist.h:37-43), and `_excl`
+        // excludes the writers of the list (every one holds
+        // `write_seqlock(&ns_tree_lock)`, kernel/nstree.c:204,241, the
+        // spinlock `read_seqlock_excl()` takes: include/linux/seqlock.h:1011).
         unsafe { self.root.step(self.entry(), false, g) }
     }
 
@@ -1025,7 +1092,19 @@ pub(crate) fn type_root(ns_type: u32) -> Option<&'static TreeRoot<ByType>> {
 ///
 /// `ns` must be a live namespace with an id, on no tree yet, that is
 /// removed with [`remove`] before it is freed, and only once no counted
-/// reference to it remains; `root` must be the tree of its type.
+/// reference to it remains; its memory must stay valid until an RCU grace
+/// period has passed after that removal. `root` must be the tree of its
+/// type.
+///
+/// # Examples
+///
+/// ```compile_fail,E0133
+/// # use nstree_rs::ffi::tree::{add, ByType};
+/// # use nstree_rs::ffi::{NsCommon, TreeRoot};
+/// fn publish(ns: &NsCommon, root: &TreeRoot<ByType>) {
+///     add(ns, root) // the caller must vouch for the namespace's lifetime
+/// }
+/// ```
 pub(crate) unsafe fn add(ns: &NsCommon, root: &TreeRoot<ByType>) {
     crate::vfs_warn_on_once!(ns.id() == 0);
     let owner = if ns.has_ops() {
@@ -1064,6 +1143,19 @@ pub(crate) unsafe fn add(ns: &NsCommon, root: &TreeRoot<ByType>) {
 ///
 /// `ns` must have been put on its trees with [`add`] and `root`, and no
 /// counted reference to it may remain (its `__ns_ref` dropped to zero).
+/// Its memory must stay valid until an RCU grace period has passed after
+/// this call (every namespace type frees with `kfree_rcu()`, `call_rcu()`
+/// or after `synchronize_rcu()`: kernel/user_namespace.c:231).
+///
+/// # Examples
+///
+/// ```compile_fail,E0133
+/// # use nstree_rs::ffi::tree::{remove, ByType};
+/// # use nstree_rs::ffi::{NsCommon, TreeRoot};
+/// fn unpublish(ns: &NsCommon, root: &TreeRoot<ByType>) {
+///     remove(ns, root) // the caller must vouch that no count remains
+/// }
+/// ```
 pub(crate) unsafe fn remove(ns: &NsCommon, root: &TreeRoot<ByType>) {
     let owner = ns.owner();
     let w = WriteGuard::lock();
@@ -1072,8 +1164,9 @@ pub(crate) unsafe fn remove(ns: &NsCommon, root: &TreeRoot<ByType>) {
     crate::vfs_warn_on_once!(!ns.on_tree::<ByType>(&w));
     crate::vfs_warn_on_once!(list_empty_locked::<ByType>(ns, &w));
     // SAFETY: `add()` put each node of `ns` on these very roots (the same
-    // three as kernel/nstree.c:244-256), and no counted reference remains
-    // (caller).
+    // three as kernel/nstree.c:244-256), or left it empty where its id was
+    // already there (`TreeRoot::insert()`), and no counted reference
+    // remains (caller).
     unsafe {
         root.remove(ns, &w);
         NS_UNIFIED_ROOT.remove(ns, &w);

@@ -17,7 +17,10 @@ use crate::ffi::ns::{may_see_all, NsCommon};
 ///
 /// # Safety
 ///
-/// `ns` must be live.
+/// `ns` must be live in the sense of [`NsCommon::from_raw`] for the
+/// duration of the call (a counted reference held, reached on a tree
+/// under RCU, on its trees with `ns_tree_lock` held, or its free path
+/// before the owner's put), so that its owner has not been put yet.
 #[export]
 pub(crate) unsafe extern "C" fn ns_owner(ns: *mut bindings::ns_common) -> *mut bindings::ns_common {
     // SAFETY: per the function's contract, which is C's (`ns_owner()`,

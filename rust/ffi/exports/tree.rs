@@ -13,7 +13,7 @@ use kernel::prelude::export;
 use kernel::sync::atomic::{Atomic, Full};
 use kernel::sync::rcu::Guard;
 
-use crate::ffi::lock::rcu_read_lock_held;
+use crate::ffi::lock::{rcu_read_lock_held, ReadGuard};
 use crate::ffi::ns::NsCommon;
 use crate::ffi::tree::{self, node_empty, node_init, root_init, ByType, Cursor, TreeRoot};
 use crate::ffi::NS_LAST_INIT_ID;
@@ -69,7 +69,10 @@ type RbCmp =
 /// must be a valid, initialised root whose nodes `cmp` understands, and
 /// whose writers the caller serialises with a lock of its own. (The
 /// namespace trees are serialised by `ns_tree_lock`, which only this crate
-/// can take, so a C caller cannot pass one of them.)
+/// can take, so a C caller cannot pass one of them.) `node` must not be a
+/// node of a `struct ns_common`, nor `root` a namespace's `ns_owner_root`:
+/// those are read under `ns_tree_lock` (`NsCommon::on_tree()`), which
+/// would not exclude the caller's lock.
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_add(
     node: *mut bindings::ns_tree_node,
@@ -93,8 +96,8 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
 ///
 /// # Safety
 ///
-/// `node` must be on `root`, whose writers the caller serialises (see
-/// `ns_tree_node_add()`).
+/// `node` must be on `root`, whose writers the caller serialises, and
+/// neither may belong to a `struct ns_common` (see `ns_tree_node_add()`).
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_del(
     node: *mut bindings::ns_tree_node,
@@ -112,7 +115,9 @@ pub(crate) unsafe extern "C" fn ns_tree_node_del(
 ///
 /// `ns` must be a live namespace with an id, not yet on any tree, that
 /// calls `__ns_tree_remove()` before it is freed, once its `__ns_ref` has
-/// dropped to zero; `ns_tree` its type root.
+/// dropped to zero, and is freed only after an RCU grace period has
+/// passed since then (lockless readers may still be on it); `ns_tree`
+/// its type root.
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_add_raw(
     ns: *mut bindings::ns_common,
@@ -134,7 +139,10 @@ pub(crate) unsafe extern "C" fn __ns_tree_add_raw(
 /// `ns` must be live and on the trees `__ns_tree_add_raw()` put it on, and
 /// its `__ns_ref` must have dropped to zero (the namespace types call this
 /// from their free paths): a counted reference keeps a namespace on its
-/// trees, which listns() relies on when it resumes a walk.
+/// trees, which listns() relies on when it resumes a walk. Its memory must
+/// stay valid until an RCU grace period has passed after the call (every
+/// type of 7.3 frees after one: "Concurrent nstree traversal depends on a
+/// grace period", kernel/user_namespace.c:230-231).
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_remove(
     ns: *mut bindings::ns_common,
@@ -201,10 +209,12 @@ pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
         Cursor::from_raw(root, NsCommon::from_raw(ns), &g)
     };
     let r = if previous {
-        // SAFETY: C's `__ns_tree_adjoined_rcu()` reads `->prev` with the
-        // same race (`list_bidir_prev_rcu()`, kernel/nstree.c:373), which
-        // its callers accept.
-        unsafe { cur.prev(&g) }
+        // C reads `->prev` racing with the writers
+        // (`list_bidir_prev_rcu()`, kernel/nstree.c:373); here they are
+        // excluded for the load. The caller holds only RCU
+        // (fs/namespace.c:2168), inside which the spinlock may be taken.
+        let excl = ReadGuard::lock();
+        cur.prev(&g, &excl)
     } else {
         cur.next(&g)
     };
@@ -221,7 +231,10 @@ static NAMESPACE_COOKIE: Atomic<u64> = Atomic::new(NS_LAST_INIT_ID + 1);
 ///
 /// # Safety
 ///
-/// `ns` must be valid and not yet on any tree.
+/// `ns` must be valid and not yet on any tree, and no other code may read
+/// its id concurrently, unless `id` is non-zero and `ns` already holds it
+/// (a static initial namespace, read through credentials and pids before
+/// `ns_tree_add()`: then nothing is stored).
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_gen_id(ns: *mut bindings::ns_common, id: u64) -> u64 {
     // SAFETY: valid per the function's contract, C's (`__ns_tree_gen_id()`,

@@ -114,6 +114,8 @@ pub mod init {
     /// returns (`rust/host/build.rs`): nothing runs on the host.
     pub struct HostStub;
 
+    // SAFETY: never run: the host build is only type-checked and linked
+    // (see the crate documentation), so no slot is ever left uninitialised.
     unsafe impl<T: ?Sized, E> PinInit<T, E> for HostStub {}
 }
 
@@ -261,8 +263,10 @@ pub mod sync {
     #[repr(transparent)]
     pub struct Refcount(Opaque<crate::bindings::refcount_t>);
 
-    // As in the kernel: refcount_t is updated atomically.
+    // SAFETY: as in the kernel (rust/kernel/sync/refcount.rs): a
+    // `refcount_t` is only updated atomically, from any thread.
     unsafe impl Send for Refcount {}
+    // SAFETY: see `Send`.
     unsafe impl Sync for Refcount {}
 
     /// `kernel::sync::rcu`.
@@ -307,7 +311,9 @@ pub mod sync {
         #[repr(transparent)]
         pub struct Atomic<T>(UnsafeCell<T>);
 
-        // As in the kernel: only accessed atomically.
+        // SAFETY: as in the kernel (rust/kernel/sync/atomic.rs), where the
+        // value is only accessed atomically; here nothing accesses it at
+        // all (the host build never runs the kernel modules).
         unsafe impl<T: Send> Sync for Atomic<T> {}
 
         impl<T> Atomic<T> {
