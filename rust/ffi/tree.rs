@@ -23,6 +23,13 @@
 //!
 //! # Concurrent accesses
 //!
+//! The memory model is the kernel's (tools/memory-model/), as for all
+//! kernel Rust ("the only model for Rust code in kernel",
+//! rust/kernel/sync/atomic.rs:6-7): a reader that loads a link with a
+//! relaxed [`Atomic`] load and then reads the node it points to relies on
+//! the LKMM's address-dependency ordering, as C's `rcu_dereference()`
+//! does; Rust's own model would not order those reads.
+//!
 //! Readers load the list and rbtree links with [`Atomic`] relaxed loads
 //! (`READ_ONCE()`), as `rcu_dereference()` does. The writers of every link
 //! a lockless reader follows forward, `->next` and the rbtree's children,
@@ -40,7 +47,9 @@
 //! (tools/memory-model/Documentation/explanation.txt); the kernel accepts
 //! it on the assumption that aligned word-sized plain stores are not torn
 //! (what `CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC`, lib/Kconfig.kcsan,
-//! encodes). A safe function cannot rest on that, so [`Cursor::prev`]
+//! encodes, and what rust/kernel/sync/atomic.rs:13-14 leans on for C's
+//! plain writes "if" that option is set). A safe function cannot rest on a
+//! configuration option, so [`Cursor::prev`]
 //! takes a [`ReadGuard`]: `read_seqlock_excl()` excludes every writer of
 //! the namespace trees (they all hold `write_seqlock()` on the same
 //! lock), so no `->prev` store runs while it loads one. Upstream's
@@ -118,9 +127,9 @@ pub(super) unsafe fn root_init(root: *mut bindings::ns_tree_root) {
 /// # Safety
 ///
 /// `p` must be a valid, aligned link field whose writers store it with
-/// `rcu_assign_pointer()`, `WRITE_ONCE()` or, for `list_head::prev`, the
-/// plain stores of include/linux/rculist.h:106 and include/linux/list.h:241
-/// (see the module documentation on the LKMM).
+/// `rcu_assign_pointer()` or `WRITE_ONCE()`, or, for `list_head::prev`
+/// (plain stores: include/linux/rculist.h:106, include/linux/list.h:241),
+/// whose writers are excluded for the load (see the module documentation).
 #[inline]
 unsafe fn load_link<T>(p: *mut *mut T) -> *mut T {
     // SAFETY: `p` is valid and aligned (caller); `Atomic<*mut T>` has the
@@ -128,8 +137,8 @@ unsafe fn load_link<T>(p: *mut *mut T) -> *mut T {
     // (include/linux/rculist.h:105, include/linux/rbtree.h:107) and
     // `WRITE_ONCE()` (include/linux/list.h:242, lib/rbtree.c:38-39 "All stores to the
     // tree structure (rb_left and rb_right) must be done using
-    // WRITE_ONCE()"), except the plain `->prev` stores the module
-    // documentation discusses, where the argument is the LKMM's.
+    // WRITE_ONCE()"); the plain `->prev` stores do not run during the load
+    // (caller: `Cursor::prev()` holds the `ReadGuard`).
     unsafe { Atomic::from_ptr(p) }.load(Relaxed)
 }
 
@@ -558,6 +567,8 @@ impl<K: TreeKind> TreeRoot<K> {
     ///
     /// `from` must be the list head or the `K` list entry of a namespace
     /// that is on this list, or was within the current RCU grace period.
+    /// Backwards (`!next`), the list's writers must be excluded (the tree
+    /// lock held): `->prev` is stored with plain stores.
     #[inline]
     unsafe fn step<'r, 'g>(
         &'r self,
@@ -567,6 +578,7 @@ impl<K: TreeKind> TreeRoot<K> {
     ) -> Option<Cursor<'r, 'g, K>> {
         // SAFETY: `from` is a valid entry (caller); a deleted entry keeps
         // both links (`list_bidir_del_rcu()`, include/linux/rculist.h:210-213);
+        // backwards, no writer runs (caller);
         // `list_next_rcu()`/`list_bidir_prev_rcu()` are these fields
         // (include/linux/rculist.h:32,43).
         let to = unsafe {
