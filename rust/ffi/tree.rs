@@ -788,7 +788,8 @@ impl<K: TreeKind> TreeRoot<K> {
         if dup.is_some() {
             // SAFETY: the node is still on no tree (`insert_node()` links
             // nothing on a duplicate), so no lockless reader can reach it,
-            // and the guard excludes the writers: it is ours to write.
+            // and the guard excludes the writers: it is ours to write, as
+            // `ns_tree_node_init()` (kernel/nstree.c:73-77) writes it.
             // Clearing it keeps a zero-filled `NS_COMMON_INIT()` node from
             // reading as linked in `remove()` (C would go on to
             // `rb_erase()` a node that is on no tree).
