@@ -313,6 +313,11 @@ mod tree_tests {
         // Only the per-type nodes were used: the fake namespaces' other
         // nodes and owner roots are as `__ns_common_init()` left them.
         assert!(t.others_untouched());
+        // A refused node is left empty, even a zero-filled static one
+        // (`NS_COMMON_INIT()`), so that the removal of every fake when `t`
+        // is dropped skips it.
+        assert_eq!(t.insert_duplicate_static(30), (false, false));
+        assert!(t.ids_in_order().as_slice() == [20, 30, 40, 60, 70, 80, 90]);
     }
 
     #[test]

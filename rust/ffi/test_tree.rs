@@ -20,7 +20,9 @@ use super::tree::{node_init, root_init, ByOwner, ByType, TreeRoot, Unified};
 /// alignment (`layout::SIZE`, asserted against the C compiler's),
 /// initialised as `__ns_common_init()` initialises a namespace
 /// (kernel/nscommon.c:56-90): `__ns_ref` 1, no `ops`, the given type and
-/// id, every tree node and the owner root empty, inactive.
+/// id, every tree node and the owner root empty, inactive. Or, `as_static`,
+/// as `NS_COMMON_INIT()` leaves a boot-time namespace: the list entries
+/// initialised, the rbtree nodes zero-filled (which do not read as empty).
 #[pin_data]
 struct FakeNs {
     #[pin]
@@ -28,7 +30,7 @@ struct FakeNs {
 }
 
 impl FakeNs {
-    fn new(ns_type: u32, id: u64) -> impl PinInit<Self> {
+    fn new(ns_type: u32, id: u64, as_static: bool) -> impl PinInit<Self> {
         pin_init!(Self {
             // SAFETY: `slot` is the fake namespace's storage, valid for
             // writes of `layout::SIZE` bytes and not shared yet. Zeroing it
@@ -47,9 +49,18 @@ impl FakeNs {
                 base.add(layout::NS_TYPE).cast::<u32>().write(ns_type);
                 base.add(layout::NS_TREE).cast::<u64>().write(id);
                 base.add(layout::NS_REF_ACTIVE).cast::<i32>().write(0);
-                node_init(base.add(layout::TREE_NODE).cast());
-                node_init(base.add(layout::UNIFIED_NODE).cast());
-                node_init(base.add(layout::OWNER_NODE).cast());
+                for off in [layout::TREE_NODE, layout::UNIFIED_NODE, layout::OWNER_NODE] {
+                    let node = base.add(off).cast::<bindings::ns_tree_node>();
+                    if as_static {
+                        // `NS_COMMON_INIT()`: `LIST_HEAD_INIT()` of the
+                        // list entry only (include/linux/ns_common.h:38-40).
+                        let l = core::ptr::addr_of_mut!((*node).ns_list_entry);
+                        (*l).next = l;
+                        (*l).prev = l;
+                    } else {
+                        node_init(node);
+                    }
+                }
                 root_init(base.add(layout::OWNER_ROOT).cast());
             }),
         })
@@ -93,12 +104,22 @@ impl TestTree {
     /// Allocates a fake namespace with `id` and inserts it; `Ok(false)` if
     /// the id is already on the tree (the fake stays off the tree).
     fn insert(&mut self, id: u64) -> Result<bool> {
-        let fake = KBox::pin_init(FakeNs::new(bindings::CLONE_NEWUTS, id), GFP_KERNEL)?;
+        self.insert_fake(id, false)
+    }
+
+    /// Allocates a fake namespace with `id` (`as_static`: initialised as
+    /// `NS_COMMON_INIT()` does) and inserts it.
+    fn insert_fake(&mut self, id: u64, as_static: bool) -> Result<bool> {
+        let fake = KBox::pin_init(
+            FakeNs::new(bindings::CLONE_NEWUTS, id, as_static),
+            GFP_KERNEL,
+        )?;
         self.nodes.push(fake, GFP_KERNEL)?;
         let ns = self.nodes[self.nodes.len() - 1].ns();
         let w = WriteGuard::lock();
         // SAFETY: a fresh fake namespace, whose nodes `FakeNs::new()` left
-        // empty (kernel/nstree.c:73-77); pinned in `self.nodes` and removed
+        // empty (kernel/nstree.c:73-77) or zero-filled as a static one's
+        // (include/linux/ns_common.h:29-41), on no tree either way; pinned in `self.nodes` and removed
         // in `drop()` before its memory goes, when no reader of the private
         // tree is left (see `drop()`); nobody takes counted references to
         // it.
@@ -184,6 +205,21 @@ impl TestTree {
     /// Tries to insert a second namespace with an existing id.
     pub(crate) fn insert_duplicate(&mut self, id: u64) -> bool {
         self.insert(id).unwrap_or(false)
+    }
+
+    /// Tries to insert a second namespace with an existing id, one whose
+    /// rbtree node is zero-filled as `NS_COMMON_INIT()` leaves it, and
+    /// returns whether it went in and whether its node then reads as on a
+    /// tree (`TreeRoot::insert()` leaves a refused node empty, so that
+    /// removing it is a no-op).
+    pub(crate) fn insert_duplicate_static(&mut self, id: u64) -> (bool, bool) {
+        let inserted = self.insert_fake(id, true).unwrap_or(false);
+        let w = WriteGuard::lock();
+        let linked = self
+            .nodes
+            .last()
+            .is_some_and(|f| f.ns().on_tree::<ByType>(&w));
+        (inserted, linked)
     }
 
     /// Whether the fake namespaces' other nodes and owner roots are still
