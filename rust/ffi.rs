@@ -48,7 +48,7 @@ mod user;
 pub(crate) use lock::read_retry;
 #[cfg(CONFIG_NSTREE_RUST_KUNIT_TEST)]
 pub(crate) use lock::WriteGuard;
-pub(crate) use lock::{cond_resched, need_resched};
+pub(crate) use lock::{cond_resched, need_resched, ReadGuard};
 #[cfg(CONFIG_PROVE_RCU)]
 pub(crate) use lock::{debug_lockdep_rcu_enabled, lockdep_rcu_suspicious};
 #[cfg(CONFIG_NSTREE_RUST_KUNIT_TEST)]

@@ -182,7 +182,10 @@ fn walk<K: TreeKind>(
             let mut cur = if first {
                 first = false;
                 match resume {
-                    Some(last) => Some(root.first_after(last, &g).ok_or(code::ENOENT)?),
+                    Some(last) => {
+                        let r = ffi::ReadGuard::lock();
+                        Some(root.first_after(last, &g, &r).ok_or(code::ENOENT)?)
+                    }
                     None => root.first(&g),
                 }
             } else {

@@ -23,8 +23,10 @@ fn ns_tree_lock() -> *mut bindings::seqlock_t {
 ///
 /// Mutating a [`TreeRoot`](super::TreeRoot) requires a `&WriteGuard`: the
 /// type system keeps writers serialised the way the C code does with
-/// `write_seqlock()`. The lock is private to this crate (no C code can
-/// hold it), so a guard is only ever made by taking it.
+/// `write_seqlock()`. Only this crate takes the lock (the symbol is global,
+/// as upstream's is, but no C code of the series takes it: with
+/// `CONFIG_NSTREE_RUST`, kernel/nstree.c is not built), so a guard is only
+/// ever made by taking it.
 ///
 /// # Examples
 ///

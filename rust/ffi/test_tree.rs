@@ -169,20 +169,21 @@ impl TestTree {
     /// The smallest id `> id`.
     pub(crate) fn first_after(&self, id: u64) -> Option<u64> {
         let g = Guard::new();
-        self.root.first_after(id, &g).map(|c| c.ns().id())
+        let r = ReadGuard::lock();
+        self.root.first_after(id, &g, &r).map(|c| c.ns().id())
     }
 
     /// The ids before and after `id` on the list (both `None` if `id` is
     /// not on the tree).
     pub(crate) fn neighbours(&self, id: u64) -> (Option<u64>, Option<u64>) {
         let g = Guard::new();
-        let Some(c) = self.root.first_after(id.wrapping_sub(1), &g) else {
+        let r = ReadGuard::lock();
+        let Some(c) = self.root.first_after(id.wrapping_sub(1), &g, &r) else {
             return (None, None);
         };
         if c.ns().id() != id {
             return (None, None);
         }
-        let r = ReadGuard::lock();
         let prev = c.prev(&g, &r);
         drop(r);
         (prev.map(|p| p.ns().id()), c.next(&g).map(|n| n.ns().id()))

@@ -654,10 +654,12 @@ impl<K: TreeKind> TreeRoot<K> {
     ///
     /// ```no_run
     /// # use kernel::sync::rcu;
+    /// # use nstree_rs::ffi::lock::ReadGuard;
     /// # use nstree_rs::ffi::{TreeRoot, Unified};
     /// fn next_id(root: &TreeRoot<Unified>, id: u64) -> Option<u64> {
     ///     let g = rcu::read_lock();
-    ///     Some(root.first_after(id, &g)?.ns().id())
+    ///     let r = ReadGuard::lock();
+    ///     Some(root.first_after(id, &g, &r)?.ns().id())
     /// }
     /// ```
     #[inline]
@@ -691,9 +693,12 @@ impl<K: TreeKind> TreeRoot<K> {
     /// The namespace with the smallest id `> id` (`lookup_ns_id_after()`,
     /// `lookup_ns_owner_after()`), without taking a reference.
     ///
-    /// The rbtree is searched as an exclusive reader of `ns_tree_lock`, so
-    /// no writer changes it meanwhile and every node on it is also on the
-    /// list; the result is bounded by the caller's RCU read-side section,
+    /// The rbtree is searched as an exclusive reader of `ns_tree_lock`
+    /// (`_r` proves the caller holds it: the lock is taken where it is
+    /// seen, never inside, so a caller that already holds it cannot take it
+    /// again by accident), so no writer changes it meanwhile and every
+    /// node on it is also on the list; the result is bounded by the
+    /// caller's RCU read-side section,
     /// which keeps it valid even if it leaves the tree once the lock is
     /// dropped: namespaces are freed after a grace period, and a removed
     /// list entry keeps its links, so a walk can still go on from it.
@@ -705,19 +710,23 @@ impl<K: TreeKind> TreeRoot<K> {
     ///
     /// ```no_run
     /// use kernel::sync::rcu;
+    /// use nstree_rs::ffi::lock::ReadGuard;
     /// use nstree_rs::ffi::{TreeRoot, Unified};
     ///
     /// fn resume_id(root: &TreeRoot<Unified>, last: u64) -> Option<u64> {
     ///     let g = rcu::read_lock();
-    ///     Some(root.first_after(last, &g)?.ns().id())
+    ///     let r = ReadGuard::lock();
+    ///     let c = root.first_after(last, &g, &r);
+    ///     drop(r);
+    ///     Some(c?.ns().id())
     /// }
     /// ```
     pub(crate) fn first_after<'r, 'g>(
         &'r self,
         id: u64,
         _g: &'g Guard,
+        _r: &ReadGuard,
     ) -> Option<Cursor<'r, 'g, K>> {
-        let _r = ReadGuard::lock();
         let mut best = None;
         // SAFETY: with the lock held the tree is stable, all its nodes are
         // `K` nodes of live namespaces on the list (type invariant; a
@@ -933,10 +942,13 @@ impl<'r, 'g, K: TreeKind> Cursor<'r, 'g, K> {
     ///
     /// ```compile_fail,E0061
     /// # use kernel::sync::rcu;
+    /// # use nstree_rs::ffi::lock::ReadGuard;
     /// # use nstree_rs::ffi::{TreeRoot, Unified};
     /// fn before(root: &TreeRoot<Unified>, id: u64) -> Option<u64> {
     ///     let g = rcu::read_lock();
-    ///     let c = root.first_after(id, &g)?;
+    ///     let r = ReadGuard::lock();
+    ///     let c = root.first_after(id, &g, &r)?;
+    ///     drop(r);
     ///     Some(c.prev(&g)?.ns().id()) // races with plain `->prev` stores
     /// }
     /// ```
@@ -947,8 +959,8 @@ impl<'r, 'g, K: TreeKind> Cursor<'r, 'g, K> {
     /// # use nstree_rs::ffi::{TreeRoot, Unified};
     /// fn before(root: &TreeRoot<Unified>, id: u64) -> Option<u64> {
     ///     let g = rcu::read_lock();
-    ///     let c = root.first_after(id, &g)?;
     ///     let r = ReadGuard::lock();
+    ///     let c = root.first_after(id, &g, &r)?;
     ///     Some(c.prev(&g, &r)?.ns().id())
     /// }
     /// ```

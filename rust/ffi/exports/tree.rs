@@ -67,12 +67,13 @@ type RbCmp =
 ///
 /// `node` must be valid, off-tree, and stay valid until removed; `root`
 /// must be a valid, initialised root whose nodes `cmp` understands, and
-/// whose writers the caller serialises with a lock of its own. (The
-/// namespace trees are serialised by `ns_tree_lock`, which only this crate
-/// can take, so a C caller cannot pass one of them.) `node` must not be a
-/// node of a `struct ns_common`, nor `root` a namespace's `ns_owner_root`:
-/// those are read under `ns_tree_lock` (`NsCommon::on_tree()`), which
-/// would not exclude the caller's lock.
+/// whose writers the caller serialises with a lock of its own. `root` must
+/// not be one of the namespace trees (the per-type roots are global, and
+/// `net_ns_tree` is exported, but their writers are serialised by
+/// `ns_tree_lock`, which only this crate takes), nor `node` a node of a
+/// `struct ns_common`, nor `root` a namespace's `ns_owner_root`: those are
+/// read under `ns_tree_lock` (`NsCommon::on_tree()`), which would not
+/// exclude the caller's lock.
 #[export]
 pub(crate) unsafe extern "C" fn ns_tree_node_add(
     node: *mut bindings::ns_tree_node,
@@ -183,7 +184,13 @@ pub(crate) unsafe extern "C" fn ns_tree_lookup_rcu(
 /// # Safety
 ///
 /// RCU read-side section held; `ns` on `ns_tree` (or removed from it
-/// within the current grace period).
+/// within the current grace period). Backwards (`previous`) it takes
+/// `ns_tree_lock`, a spinlock, which C's version does not: the caller must
+/// be in process context (the lock's writers run with interrupts and
+/// bottom halves enabled), may not hold `ns_tree_lock` already, and on
+/// `PREEMPT_RT` may not have preemption or interrupts disabled. The one
+/// caller in 7.3, `get_sequential_mnt_ns()` (fs/namespace.c:2164-2171),
+/// runs in the nsfs ioctl holding only RCU.
 #[export]
 pub(crate) unsafe extern "C" fn __ns_tree_adjoined_rcu(
     ns: *mut bindings::ns_common,
