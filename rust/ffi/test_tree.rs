@@ -119,10 +119,10 @@ impl TestTree {
         let w = WriteGuard::lock();
         // SAFETY: a fresh fake namespace, whose nodes `FakeNs::new()` left
         // empty (kernel/nstree.c:73-77) or zero-filled as a static one's
-        // (include/linux/ns_common.h:29-41), on no tree either way; pinned in `self.nodes` and removed
-        // in `drop()` before its memory goes, when no reader of the private
-        // tree is left (see `drop()`); nobody takes counted references to
-        // it.
+        // (include/linux/ns_common.h:29-41), on no tree either way; pinned
+        // in `self.nodes` and removed in `drop()` before its memory goes,
+        // when no reader of the private tree is left (see `drop()`);
+        // nobody takes counted references to it.
         Ok(unsafe { self.root.insert(ns, &w) })
     }
 
