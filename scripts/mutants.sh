@@ -193,9 +193,12 @@ row() {
 run_mutant() {
 	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 append=${6:-} k=0 i t0 secs fired="" log times="" whens=""
 	local checks=${MCHECKS:-all}
+	# The label names files too: a test filter's "/" and a parameter's
+	# spaces become "_" there (control:rust:clone3/clone3).
+	local file=${label//[\/ ]/_}
 	[ "$shard" != torture ] || [ "${MUTANT_STOP:-1}" = 0 ] ||
 		append="nstree.torture_stop_on=${checks// /,}${append:+ $append}"
-	rm -f "$MROOT/console-$label"-[0-9]*.log
+	rm -f "$MROOT/console-$file"-[0-9]*.log
 	for i in $(seq 1 "$runs"); do
 		log="$MOUT/console-$image-test${shard:+.shard-$shard}.log"
 		rm -f "$log"
@@ -206,17 +209,17 @@ run_mutant() {
 		NSTREE_OUT=$MOUT NSTREE_SHARD=$shard \
 			NSTREE_QEMU_TIMEOUT=$([ "$shard" = torture ] && echo 600 || echo 3000) \
 			NSTREE_APPEND="nstree.torture_seed=$((${MUTANT_SEED0:-0} + i)) oops=panic${append:+ $append}" \
-			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$label-$i.log" 2>&1
+			"$Q/run.sh" "$image" test "$filter" >"$LOGS/mutant-$file-$i.log" 2>&1
 		secs=$(($(date +%s) - t0))
 		times+=" $secs"
 		# A guest that did not get to run the test caught nothing: the
 		# run is an error, shown as such.
 		if ! grep -q '^NSTREE-TEST-BEGIN' "$log" 2>/dev/null; then
-			log "  $label run $i: ERROR, the test never started (see $LOGS/mutant-$label-$i.log)"
+			log "  $label run $i: ERROR, the test never started (see $LOGS/mutant-$file-$i.log)"
 			errors=$((errors + 1))
 			continue
 		fi
-		cp "$log" "$MROOT/console-$label-$i.log"
+		cp "$log" "$MROOT/console-$file-$i.log"
 		judge "$log" "$RNAME"
 		if [ "$CAUGHT" = 0 ]; then
 			log "  $label run $i: not caught (${secs}s)"
