@@ -43,7 +43,11 @@ class Sweep:
 
     def parse(self):
         inside = False
-        cut = None
+        # The start of a line of ours that a kernel message broke: the
+        # serial console interleaves the kernel's own messages with ours,
+        # so a line can stop anywhere (even before its "n=") at a kernel
+        # time stamp, and go on after the kernel's line (or lines) ends.
+        pending = None
         with open(self.path, encoding="utf-8", errors="replace") as f:
             for raw in f:
                 line = raw.rstrip("\r\n").rstrip()
@@ -58,34 +62,38 @@ class Sweep:
                     elif pos >= 0:
                         self.sweeps += 1
                     continue
+                if pending is not None:
+                    if KMSG.match(line):
+                        continue  # more of the kernel's lines in between
+                    if line.startswith(KNOWN):
+                        # The rest never came: the fragment stands alone.
+                        self.take(pending)
+                    else:
+                        line = pending + line
+                    pending = None
                 if line.startswith(END):
                     self.complete = True
                     inside = False
                     continue
-                if cut is not None:
-                    # The rest of a step line a kernel message broke.
-                    if not line.startswith(KNOWN):
-                        self.ops[cut][-1] += line
-                        cut = None
-                        continue
-                    cut = None
-                m = STEP.match(line)
-                if not m:
-                    continue
-                op = m.group(2)
-                if op not in self.ops:
-                    self.order.append(op)
-                    self.ops[op] = []
-                # The serial console interleaves the kernel's own messages
-                # with ours: a step line can have one from its time stamp
-                # to the end of the line, and the rest of the step line on
-                # the next.
                 k = KMSG_IN.search(line)
-                if k:
-                    line = line[:k.start()]
-                    cut = op
-                self.ops[op].append(line)
+                if k and k.start() > 0:
+                    pending = line[:k.start()]
+                    continue
+                self.take(line)
+        if pending is not None:
+            self.take(pending)
         return self.header is not None
+
+    def take(self, line):
+        """One whole line of ours from inside the sweep."""
+        m = STEP.match(line)
+        if not m:
+            return
+        op = m.group(2)
+        if op not in self.ops:
+            self.order.append(op)
+            self.ops[op] = []
+        self.ops[op].append(line)
 
 
 SUMMARY = re.compile(r"^# (\S+): (\d+) steps, (\d+) faults injected, "

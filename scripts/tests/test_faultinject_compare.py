@@ -110,6 +110,17 @@ def case_console_interleaving():
     assert rc == 0, out
     rc, out = run(sweep(STEPS), text.replace("k fault", "k nofault"))
     assert rc == 1, out
+    # Split before the step's n= (seen on the Rust debug kernel at
+    # fc03570's successor: "FI clone3(pid) n[  216.408382] sysctl ..."
+    # then "=11 ENOMEM fault"): the step must not be lost.
+    text = sweep(STEPS).replace("FI unshare(net) n=2 ok fault",
+                                "FI unshare(net) n[  216.408382] sysctl: late\n=2 ok fault")
+    rc, out = run(sweep(STEPS), text)
+    assert rc == 0, out
+    text = sweep(STEPS).replace("FI unshare(net) n=2 ok fault",
+                                "F[  216.408382] sysctl: late\nI unshare(net) n=2 ok fault")
+    rc, out = run(sweep(STEPS), text)
+    assert rc == 0, out
 
 
 def case_no_sweep():
