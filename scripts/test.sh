@@ -215,8 +215,9 @@ for k in "${!took[@]}"; do
 	fi
 done | sort
 cpu_end total
-printf '%-26s %6ss %8ss %4s%%\n' total $(($(date +%s) - t0)) "${busy[total]}" \
-	$((100 * busy[total] / (ncpu * ($(date +%s) - t0 + 1))))
+wall=$(($(date +%s) - t0))
+printf '%-26s %6ss %8ss %4s%%\n' total "$wall" "${busy[total]}" \
+	$((100 * busy[total] / (ncpu * (wall > 0 ? wall : 1))))
 echo "accelerator: $(. "$OUT/accel.env" 2>/dev/null && echo "$ACCEL_NAME")"
 # The summary line comes last.
 tail -1 "$OUT/report.txt"
