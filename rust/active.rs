@@ -88,9 +88,8 @@ impl Counted for NsRef {
 /// }
 /// ```
 pub(crate) fn ns_owner(ns: &NsCommon) -> Option<&NsCommon> {
-    let owner = ns.owner();
-    crate::vfs_warn_on_once!(owner.is_none() && ns.has_ops() && !ns.is_init_user_ns());
-    owner.filter(|o| !o.is_init_user_ns())
+    crate::vfs_warn_on_once!(ns.owner().is_none() && ns.has_ops() && !ns.is_init_user_ns());
+    ns.counted_owner()
 }
 
 /// A counted reference unless the namespace is inactive

@@ -46,6 +46,7 @@ mod tree;
 mod user;
 
 pub(crate) use lock::read_retry;
+pub(crate) use lock::RcuSection;
 #[cfg(CONFIG_NSTREE_RUST_KUNIT_TEST)]
 pub(crate) use lock::WriteGuard;
 pub(crate) use lock::{cond_resched, need_resched, ReadGuard};

@@ -78,8 +78,16 @@ impl Filter {
     }
 }
 
+/// How many ids a call listed: at most [`req::MAX_IDS`], so 32 bits hold
+/// it. A `Result<Listed>` is returned in registers, where a
+/// `Result<usize>` (16 bytes, its two variants laid out differently) goes
+/// through memory on every call of the out-of-line walks.
+pub(crate) type Listed = u32;
+
+const _: () = assert!(req::MAX_IDS <= Listed::MAX as usize);
+
 /// The syscall body; the C glue's `SYSCALL_DEFINE4(listns, ...)` calls it.
-pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -> Result<usize> {
+pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -> Result<Listed> {
     req::check_args(nr_ns_ids, flags)?;
     let mut out = UserIds::new(ids, nr_ns_ids)?;
     let kreq = ffi::read_request(req)?;
@@ -168,7 +176,7 @@ fn walk<K: TreeKind>(
     filter: &Filter,
     out: &mut UserIds,
     nr: usize,
-) -> Result<usize> {
+) -> Result<Listed> {
     // Where the next pass starts: `None` for the first pass.
     let mut at: Option<Held<'_, K>> = None;
     let mut first = true;
@@ -235,5 +243,6 @@ fn walk<K: TreeKind>(
             Stop::End => break,
         }
     }
-    Ok(listed)
+    // At most `nr`, which `req::check_args()` bounds by `MAX_IDS`.
+    Ok(listed as Listed)
 }

@@ -17,6 +17,11 @@
 // this very file as a module and tests it from outside.
 #![allow(unreachable_pub)]
 
+// The error branches are marked cold, as C's `unlikely()`: the compiler
+// then keeps a test and a branch per rule instead of computing the error
+// with conditional moves and dispatching on it again.
+use core::hint::cold_path;
+
 /// `struct ns_id_req` version 0, the only one: 32 bytes.
 pub const NS_ID_REQ_SIZE_VER0: usize = 32;
 
@@ -58,21 +63,26 @@ pub mod ns_type {
 }
 
 /// The errors `listns()` can return.
+///
+/// Each variant's discriminant is its errno number, so that turning one
+/// into the kernel's error is a negation rather than a table (the
+/// assertions in `listns.rs` check the numbers against the kernel's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
 pub enum Errno {
     /// `ENOENT`: no namespace on the walked tree has an id above the
     /// `ns_id` to continue after.
-    NoEnt,
+    NoEnt = 2,
     /// `E2BIG`: request larger than a page, or non-zero unknown tail.
-    TooBig,
+    TooBig = 7,
     /// `EFAULT`: a user buffer cannot be read or written.
-    Fault,
+    Fault = 14,
     /// `EINVAL`: bad flags, size, spare field, or owner.
-    Inval,
+    Inval = 22,
     /// `EOVERFLOW`: more than [`MAX_IDS`] requested.
-    Overflow,
+    Overflow = 75,
     /// `EOPNOTSUPP`: unknown namespace type bits.
-    NotSupp,
+    NotSupp = 95,
 }
 
 impl Errno {
@@ -88,14 +98,7 @@ impl Errno {
     /// assert_eq!(Errno::NotSupp.to_errno(), 95); // EOPNOTSUPP
     /// ```
     pub const fn to_errno(self) -> i32 {
-        match self {
-            Errno::NoEnt => 2,
-            Errno::TooBig => 7,
-            Errno::Fault => 14,
-            Errno::Inval => 22,
-            Errno::Overflow => 75,
-            Errno::NotSupp => 95,
-        }
+        self as i32
     }
 }
 
@@ -115,9 +118,11 @@ impl Errno {
 /// ```
 pub fn check_args(nr_ns_ids: usize, flags: u32) -> Result<(), Errno> {
     if flags != 0 {
+        cold_path();
         return Err(Errno::Inval);
     }
     if nr_ns_ids > MAX_IDS {
+        cold_path();
         return Err(Errno::Overflow);
     }
     Ok(())
@@ -138,9 +143,11 @@ pub fn check_args(nr_ns_ids: usize, flags: u32) -> Result<(), Errno> {
 /// ```
 pub fn check_size(size: usize, page_size: usize) -> Result<(), Errno> {
     if size > page_size {
+        cold_path();
         return Err(Errno::TooBig);
     }
     if size < NS_ID_REQ_SIZE_VER0 {
+        cold_path();
         return Err(Errno::Inval);
     }
     Ok(())
@@ -160,9 +167,11 @@ pub fn check_size(size: usize, page_size: usize) -> Result<(), Errno> {
 /// ```
 pub fn check_request(spare: u32, ns_type: u32) -> Result<(), Errno> {
     if spare != 0 {
+        cold_path();
         return Err(Errno::Inval);
     }
     if ns_type & !ns_type::ALL != 0 {
+        cold_path();
         return Err(Errno::NotSupp);
     }
     Ok(())

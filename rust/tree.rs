@@ -24,9 +24,7 @@
 
 #![forbid(unsafe_code)]
 
-use kernel::sync::rcu::Guard;
-
-use crate::ffi::{type_root, NsCommon, TreeRoot, Unified, NS_UNIFIED_ROOT};
+use crate::ffi::{type_root, NsCommon, RcuSection, TreeRoot, Unified, NS_UNIFIED_ROOT};
 
 /// The unified tree.
 ///
@@ -72,7 +70,11 @@ pub(crate) fn unified() -> &'static TreeRoot<Unified> {
 /// }
 /// ```
 #[inline(always)]
-pub(crate) fn lookup_rcu<'g>(id: u64, ns_type: u32, g: &'g Guard) -> Option<&'g NsCommon> {
+pub(crate) fn lookup_rcu<'g>(
+    id: u64,
+    ns_type: u32,
+    g: &'g impl RcuSection,
+) -> Option<&'g NsCommon> {
     if ns_type == 0 {
         crate::ffi::read_retry(|| unified().find_rcu(id, g))
     } else {

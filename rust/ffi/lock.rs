@@ -174,6 +174,61 @@ pub(crate) fn need_resched() -> bool {
     unsafe { bindings::need_resched() }
 }
 
+/// An RCU read-side critical section the current task is in: a
+/// [`Guard`](kernel::sync::rcu::Guard) of the kernel crate, or the section
+/// of an export's C caller ([`CallerRcu`]). What a lookup finds under it
+/// is borrowed from it.
+///
+/// # Safety
+///
+/// A value of an implementing type may exist only while the task that
+/// has it is in an RCU read-side critical section, and that section must
+/// last at least as long as the value.
+pub(crate) unsafe trait RcuSection {}
+
+// SAFETY: a `Guard` is made by `rcu_read_lock()` and ends its section in
+// `Drop` with `rcu_read_unlock()` (rust/kernel/sync/rcu.rs:23,44); it is
+// `NotThreadSafe`, so it stays with the task that locked.
+unsafe impl RcuSection for kernel::sync::rcu::Guard {}
+
+/// The RCU read-side critical section of an export's C caller.
+///
+/// C's `ns_tree_lookup_rcu()` requires its caller to hold RCU
+/// (`RCU_LOCKDEP_WARN(!rcu_read_lock_held(), ...)`, kernel/nstree.c:347);
+/// a nested `rcu_read_lock()`/`rcu_read_unlock()` pair in the export costs
+/// a preempt count increment and decrement and a resched test on every
+/// lookup. This witness stands for the caller's section instead.
+///
+/// # Examples
+///
+/// Only a caller that vouches for the section can make one:
+///
+/// ```compile_fail,E0133
+/// use nstree_rs::ffi::lock::CallerRcu;
+///
+/// fn pretend() -> CallerRcu {
+///     CallerRcu::assume() // no RCU read-side section is held here
+/// }
+/// ```
+pub(crate) struct CallerRcu(PhantomData<*mut ()>);
+
+impl CallerRcu {
+    /// Stands for the caller's RCU read-side critical section.
+    ///
+    /// # Safety
+    ///
+    /// The current task must be in an RCU read-side critical section that
+    /// lasts at least as long as the returned value.
+    #[inline]
+    pub(crate) unsafe fn assume() -> Self {
+        CallerRcu(PhantomData)
+    }
+}
+
+// SAFETY: `assume()`, the only way to make one, requires the section to
+// outlast the value; `PhantomData<*mut ()>` keeps it on its task.
+unsafe impl RcuSection for CallerRcu {}
+
 /// Lets the scheduler run (`cond_resched()`).
 ///
 /// May sleep: calling it in atomic context (an RCU read-side section, a

@@ -173,6 +173,34 @@ impl NsCommon {
         unsafe { Atomic::from_ptr(self.field::<u64>(layout::NS_TREE)) }.load(Relaxed)
     }
 
+    /// [`id()`](Self::id) of a namespace reached from a tree, with a
+    /// plain load: the tree searches compare it twice per level, and the
+    /// compiler folds a plain load into the first compare, as C's
+    /// `ns_find()` and `ns_cmp()` compile (`cmpq mem, reg`), where an
+    /// atomic load stays a load of its own.
+    ///
+    /// # Safety
+    ///
+    /// `self` must have been reached from a namespace tree, under RCU or
+    /// with `ns_tree_lock` held (so no id store can run concurrently: every
+    /// one precedes the namespace's publication on its trees).
+    #[inline]
+    pub(super) unsafe fn id_on_tree(&self) -> u64 {
+        // SAFETY: `ns_id` is an aligned `u64` inside the valid namespace.
+        // A namespace on a tree got its id before it was published there:
+        // `__ns_tree_add()` calls `__ns_tree_gen_id()` before
+        // `__ns_tree_add_raw()` (include/linux/nstree.h:56-60), and the
+        // callers that assign the id themselves do so before they add the
+        // namespace (`setup_net()`, net/core/net_namespace.c:440;
+        // `create_ipc_ns()`, ipc/namespace.c:69; `alloc_mnt_ns()`,
+        // fs/namespace.c:4386); the publication (`rcu_assign_pointer()`,
+        // include/linux/rbtree.h:107) orders that store before a reader
+        // that finds the node, or the lock does for a writer, and the id
+        // is never stored again (see `id()`). So this read races with no
+        // write.
+        unsafe { *self.field::<u64>(layout::NS_TREE) }
+    }
+
     /// The `CLONE_NEW*` flag of the namespace type.
     #[inline]
     pub(crate) fn ns_type(&self) -> u32 {
@@ -269,19 +297,52 @@ impl NsCommon {
     /// }
     /// ```
     pub(crate) fn owner(&self) -> Option<&NsCommon> {
-        if self.ops().is_null() {
+        let user_ns = self.owner_user_ns();
+        if user_ns.is_null() {
             return None;
+        }
+        // SAFETY: `user_ns` is non-null and from `owner_user_ns()`.
+        Some(unsafe { self.user_ns_common(user_ns) })
+    }
+
+    /// [`owner()`](Self::owner) unless that is `init_user_ns`: the owner
+    /// whose active count this namespace holds one of (`ns_owner()`,
+    /// kernel/nscommon.c:97-112). Like C, it compares the user namespace
+    /// pointer with `&init_user_ns` before it makes a `NsCommon` of it.
+    #[inline]
+    pub(crate) fn counted_owner(&self) -> Option<&NsCommon> {
+        let user_ns = self.owner_user_ns();
+        // Taking the address of an extern static does not access it.
+        if user_ns.is_null() || ptr::eq(user_ns, ptr::addr_of_mut!(bindings::init_user_ns)) {
+            return None;
+        }
+        // SAFETY: `user_ns` is non-null and from `owner_user_ns()`.
+        Some(unsafe { self.user_ns_common(user_ns) })
+    }
+
+    /// `ops->owner(ns)`, or null for a namespace without operations.
+    #[inline]
+    fn owner_user_ns(&self) -> *mut bindings::user_namespace {
+        if self.ops().is_null() {
+            return ptr::null_mut();
         }
         // SAFETY: `ops` is set, so `ops->owner` is set (every
         // `struct proc_ns_operations` of 7.3 has one; C calls it the same
         // way in kernel/nstree.c:217). The helper calls it from C because
         // the struct's layout is randomized.
-        let user_ns = unsafe { bindings::ns_ops_owner(self.as_ptr()) };
-        if user_ns.is_null() {
-            return None;
-        }
-        // SAFETY: `user_ns` is the live owner of a live namespace. What
-        // keeps it live as long as `self`:
+        unsafe { bindings::ns_ops_owner(self.as_ptr()) }
+    }
+
+    /// The `struct ns_common` of `user_ns`, borrowed as long as `self`.
+    ///
+    /// # Safety
+    ///
+    /// `user_ns` must be non-null and returned by
+    /// [`owner_user_ns()`](Self::owner_user_ns) for `self`.
+    #[inline]
+    unsafe fn user_ns_common(&self, user_ns: *mut bindings::user_namespace) -> &NsCommon {
+        // SAFETY: `user_ns` is the live owner of a live namespace (the
+        // caller). What keeps it live as long as `self`:
         // - if `self` is borrowed from a counted reference, `self` holds a
         //   counted reference on its owner until its own free path puts it
         //   (e.g. kernel/user_namespace.c:234, `ns_ref_put(parent)` after
@@ -294,7 +355,7 @@ impl NsCommon {
         //   grace period", kernel/user_namespace.c:230-231), so not before
         //   the RCU read-side section that reached `self` ends.
         // `ns` is the `struct ns_common` embedded in it (offset asserted).
-        Some(unsafe { NsCommon::from_raw(user_ns.cast::<u8>().add(layout::USER_NS_NS).cast()) })
+        unsafe { NsCommon::from_raw(user_ns.cast::<u8>().add(layout::USER_NS_NS).cast()) }
     }
 
     /// Whether the namespace has operations (all but a few internal ones).
@@ -361,8 +422,17 @@ impl ActiveNode for NsCommon {
     }
 
     fn active_dec_and_test(&self) -> bool {
-        // `atomic_dec_and_test()`: fully ordered.
-        self.active().fetch_add(-1, Full) == 1
+        // `atomic_dec_and_test()` itself, not `fetch_add(-1) == 1`: with
+        // inline helpers it is C's `lock decl` and a flag test
+        // (arch/x86/include/asm/atomic.h:65-68), where the kernel crate's
+        // `fetch_add()` needs the old value in a register and a compare.
+        // SAFETY: `__ns_ref_active` is the `atomic_t`
+        // (include/linux/ns/nstree_types.h:48) at this offset of the
+        // valid namespace, accessed only atomically (see `active()`);
+        // `atomic_dec_and_test()` is fully ordered, as the cascade needs.
+        unsafe {
+            bindings::atomic_dec_and_test(self.field::<bindings::atomic_t>(layout::NS_REF_ACTIVE))
+        }
     }
 
     fn active_fetch_inc(&self) -> i32 {
@@ -373,6 +443,8 @@ impl ActiveNode for NsCommon {
     fn active_read(&self) -> i32 {
         NsCommon::active_read(self)
     }
+
+    const CHECKS: bool = cfg!(CONFIG_DEBUG_VFS);
 
     fn check(&self, ok: bool) {
         crate::vfs_warn_on_once!(!ok);

@@ -67,7 +67,7 @@ use kernel::sync::rcu::Guard;
 use kernel::types::Opaque;
 
 use super::layout;
-use super::lock::{ReadGuard, WriteGuard};
+use super::lock::{RcuSection, ReadGuard, WriteGuard};
 use super::ns::{NsCommon, NsRef};
 
 /// `RB_EMPTY_NODE()` (include/linux/rbtree.h:33-34).
@@ -295,7 +295,8 @@ unsafe fn ns_of_list<'a, K: TreeKind>(l: *mut bindings::list_head) -> &'a NsComm
 }
 
 /// Inserts `node` into `root` ordered by `cmp`, which compares the new
-/// node with an existing one. Returns the existing node on a duplicate
+/// node with an existing one as C's comparators do (negative: the new
+/// node goes left of it, positive: right, zero: the same key). Returns the existing node on a duplicate
 /// (and inserts nothing). This is `ns_tree_node_add()`
 /// (kernel/nstree.c:114-136): `rb_find_add_rcu()` plus a sorted
 /// `list_add_rcu()`, except on a duplicate, where C still adds the node
@@ -310,9 +311,8 @@ unsafe fn ns_of_list<'a, K: TreeKind>(l: *mut bindings::list_head) -> &'a NsComm
 pub(super) unsafe fn insert_node(
     root: *mut bindings::ns_tree_root,
     node: *mut bindings::ns_tree_node,
-    mut cmp: impl FnMut(*mut bindings::rb_node) -> core::cmp::Ordering,
+    mut cmp: impl FnMut(*mut bindings::rb_node) -> i32,
 ) -> Option<*mut bindings::rb_node> {
-    use core::cmp::Ordering::*;
     // SAFETY: writers are serialised (caller), so the tree does not change
     // under us; the nodes on the tree and `node` are valid (caller). The
     // helpers are `rb_link_node_rcu()` (include/linux/rbtree.h:101-108),
@@ -326,10 +326,16 @@ pub(super) unsafe fn insert_node(
         let mut parent = ptr::null_mut();
         while !(*link).is_null() {
             parent = *link;
-            link = match cmp(parent) {
-                Less => ptr::addr_of_mut!((*parent).rb_left),
-                Greater => ptr::addr_of_mut!((*parent).rb_right),
-                Equal => return Some(parent),
+            // C's sign test (`rb_find_add_rcu()`,
+            // include/linux/rbtree.h:394-404), not `Ordering`: once `cmp`
+            // is inlined, each test is one compare of the ids.
+            let c = cmp(parent);
+            link = if c < 0 {
+                ptr::addr_of_mut!((*parent).rb_left)
+            } else if c > 0 {
+                ptr::addr_of_mut!((*parent).rb_right)
+            } else {
+                return Some(parent);
             };
         }
         bindings::rb_link_node_rcu(rb, parent, link);
@@ -663,7 +669,7 @@ impl<K: TreeKind> TreeRoot<K> {
     /// }
     /// ```
     #[inline]
-    pub(crate) fn find_rcu<'g>(&self, id: u64, _g: &'g Guard) -> Option<&'g NsCommon> {
+    pub(crate) fn find_rcu<'g>(&self, id: u64, _g: &'g impl RcuSection) -> Option<&'g NsCommon> {
         // SAFETY: under RCU, nodes reachable from the root are `K` nodes of
         // namespaces that stay valid until the grace period ends, linked
         // only once set up (`rb_link_node_rcu()` publishes with
@@ -676,8 +682,9 @@ impl<K: TreeKind> TreeRoot<K> {
             while !node.is_null() {
                 let ns = ns_of_rb::<K>(node);
                 // Two compares rather than `Ordering`, as C's `ns_find()`
-                // (kernel/nstree.c:262-272) does.
-                let nid = ns.id();
+                // (kernel/nstree.c:262-272) does; the node was reached from
+                // the tree under RCU.
+                let nid = ns.id_on_tree();
                 node = if id < nid {
                     load_link(ptr::addr_of_mut!((*node).rb_left))
                 } else if id > nid {
@@ -738,7 +745,8 @@ impl<K: TreeKind> TreeRoot<K> {
             let mut node = (*self.as_raw()).ns_rb.rb_node;
             while !node.is_null() {
                 let ns = ns_of_rb::<K>(node);
-                if id < ns.id() {
+                // Reached from the tree, with the lock held.
+                if id < ns.id_on_tree() {
                     best = Some(Cursor { root: self, ns });
                     node = (*node).rb_left;
                 } else {
@@ -791,7 +799,15 @@ impl<K: TreeKind> TreeRoot<K> {
         // the caller.
         let dup = unsafe {
             insert_node(self.as_raw(), node, |other| {
-                id.cmp(&ns_of_rb::<K>(other).id())
+                // On the tree, with the lock held.
+                let oid = ns_of_rb::<K>(other).id_on_tree();
+                if id < oid {
+                    -1
+                } else if id > oid {
+                    1
+                } else {
+                    0
+                }
             })
         };
         if dup.is_some() {

@@ -8,12 +8,14 @@ use core::ptr;
 use kernel::bindings;
 use kernel::error::{code, Error, Result};
 use kernel::sync::rcu::Guard;
-use kernel::uaccess::{UserPtr, UserSlice};
+use kernel::uaccess::UserPtr;
 
 use crate::req::Errno;
 
 /// The kernel's error codes for the errnos of the pure request rules
 /// (`crate::req`, which the host tests compile without the kernel crate).
+/// Each `Errno` discriminant is its errno number, so the match compiles to
+/// a negation.
 impl From<Errno> for Error {
     fn from(e: Errno) -> Error {
         match e {
@@ -22,7 +24,7 @@ impl From<Errno> for Error {
             Errno::Fault => code::EFAULT,
             Errno::Inval => code::EINVAL,
             Errno::Overflow => code::EOVERFLOW,
-            Errno::NotSupp => Error::from_errno(-(bindings::EOPNOTSUPP as i32)),
+            Errno::NotSupp => code::EOPNOTSUPP,
         }
     }
 }
@@ -49,10 +51,15 @@ pub(crate) type NsIdReq = bindings::ns_id_req;
 /// ```
 pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
     // `get_user(usize, &req->size)`: `size` is the first field, a `u32`.
-    let size = UserSlice::new(req, core::mem::size_of::<u32>())
-        .reader()
-        .read::<u32>()
-        .map_err(|_| code::EFAULT)?;
+    let mut size = 0u32;
+    // SAFETY: `size` is a valid `u32` destination; the source is a user
+    // pointer, which `get_user()` checks itself and reads with an
+    // exception table entry ("Return: zero on success, or -EFAULT on
+    // error", arch/x86/include/asm/uaccess.h:105-108). It may sleep, as
+    // `UserSlice::read()` may: called in process context, outside RCU.
+    if unsafe { bindings::ns_get_user_u32(&mut size, req.as_const_ptr().cast()) } != 0 {
+        return Err(code::EFAULT);
+    }
     let usize = size as usize;
     crate::req::check_size(usize, kernel::page::PAGE_SIZE)?;
     let mut kreq = NsIdReq::default();

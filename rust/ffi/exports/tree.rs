@@ -13,7 +13,7 @@ use kernel::prelude::export;
 use kernel::sync::atomic::{Atomic, Full};
 use kernel::sync::rcu::Guard;
 
-use crate::ffi::lock::{rcu_read_lock_held, ReadGuard};
+use crate::ffi::lock::{rcu_read_lock_held, CallerRcu, ReadGuard};
 use crate::ffi::ns::NsCommon;
 use crate::ffi::tree::{self, node_empty, node_init, root_init, ByType, Cursor, TreeRoot};
 use crate::ffi::NS_LAST_INIT_ID;
@@ -88,7 +88,7 @@ pub(crate) unsafe extern "C" fn ns_tree_node_add(
     // include/linux/rbtree.h:396).
     let r = unsafe {
         let rb = ptr::addr_of_mut!((*node).ns_node);
-        tree::insert_node(root, node, |other| cmp(rb, other).cmp(&0))
+        tree::insert_node(root, node, |other| cmp(rb, other))
     };
     r.unwrap_or(ptr::null_mut())
 }
@@ -173,9 +173,11 @@ pub(crate) unsafe extern "C" fn ns_tree_lookup_rcu(
         !rcu_read_lock_held(),
         "suspicious ns_tree_lookup_rcu() usage"
     );
-    // A nested read-side section: the result stays valid in the caller's.
-    let g = Guard::new();
-    crate::tree::lookup_rcu(ns_id, ns_type as u32, &g).map_or(ptr::null_mut(), |ns| ns.as_ptr())
+    // SAFETY: per the function's contract, C's (`RCU_LOCKDEP_WARN()`,
+    // kernel/nstree.c:347): the caller holds RCU for as long as it uses
+    // the result, and `rcu` does not outlive this call.
+    let rcu = unsafe { CallerRcu::assume() };
+    crate::tree::lookup_rcu(ns_id, ns_type as u32, &rcu).map_or(ptr::null_mut(), |ns| ns.as_ptr())
 }
 
 /// `__ns_tree_adjoined_rcu()`: the next or previous namespace on the type
