@@ -177,6 +177,11 @@ fn walk<K: TreeKind>(
     out: &mut UserIds,
     nr: usize,
 ) -> Result<Listed> {
+    // Nothing to list and no resume id to look up (which alone could
+    // fail, with ENOENT): nothing to walk.
+    if nr == 0 && resume.is_none() {
+        return Ok(0);
+    }
     // Where the next pass starts: `None` for the first pass.
     let mut at: Option<Held<'_, K>> = None;
     let mut first = true;
@@ -200,15 +205,22 @@ fn walk<K: TreeKind>(
                 at.as_ref().and_then(|h| h.resume(&g).next(&g))
             };
             let mut skipped = 0usize;
+            // The limit is tested after each listed id, not before each
+            // candidate: the walk does not step to the next namespace when
+            // it is done, and skipping costs no test. So every pass starts
+            // below it, which only `nr == 0` is not.
+            if listed == nr {
+                cur = None;
+            }
             loop {
-                if listed + ids.len() == nr {
-                    break Stop::End;
-                }
                 let Some(c) = cur else { break Stop::End };
                 if filter.wants(c.ns()) {
                     // A full batch ends the pass below: there is room.
                     ids.push(c.ns().id());
-                    if ids.len() == BATCH && listed + ids.len() < nr {
+                    if listed + ids.len() == nr {
+                        break Stop::End;
+                    }
+                    if ids.len() == BATCH {
                         // Resume after it. If its count just dropped to
                         // zero it is going away (and was already inactive):
                         // not listed, as C's failed get would skip it.
