@@ -49,7 +49,9 @@ struct Filter {
     /// The `ns_type` bits, 0 for all.
     types: u32,
     /// `may_see_all_namespaces()`: the same for every candidate of a call,
-    /// so asked at most once, when the first candidate needs it.
+    /// so asked at most once: by the owner walk before it starts, as C
+    /// does, and by the others when the first candidate that is not the
+    /// caller's own needs it.
     see_all: Cell<Option<bool>>,
 }
 
@@ -73,7 +75,7 @@ impl Filter {
     #[inline]
     fn wants(&self, ns: &NsCommon) -> bool {
         req::requested(self.types, ns.ns_type())
-            && req::may_list(|| self.see_all(), || ns.is_current())
+            && req::may_list(|| ns.is_current(), || self.see_all())
             && ns.active_read() != 0
     }
 }
@@ -113,6 +115,10 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
             tree::lookup_rcu(user_ns_id, bindings::CLONE_NEWUSER, &g).and_then(get_unless_inactive)
         }
         .ok_or(code::EINVAL)?;
+        // C asks the capability here, once, whatever the walk then finds
+        // (`userns_capable`, kernel/nstree.c:561): so does this, since a
+        // granted one leaves a mark (`PF_SUPERPRIV`).
+        filter.see_all.set(Some(ffi::may_see_all()));
         return walk(
             owner.ns().owner_root(),
             resume,
@@ -208,7 +214,8 @@ fn walk<K: TreeKind>(
             // The limit is tested after each listed id, not before each
             // candidate: the walk does not step to the next namespace when
             // it is done, and skipping costs no test. So every pass starts
-            // below it, which only `nr == 0` is not.
+            // below it, but a first one with `nr == 0` (and a resume id:
+            // without one, the walk returned above).
             if listed == nr {
                 cur = None;
             }

@@ -227,10 +227,13 @@ pub fn resume_after(last: u64) -> Option<u64> {
     (last != 0).then_some(last)
 }
 
-/// Whether the caller may see a namespace: it can see all namespaces, or
-/// the namespace is one of its own (`may_list_ns()`). Both are asked
-/// lazily, in that order: "sees all" is the same for every candidate of a
-/// call and is cached by the caller, "is one of its own" is a lookup.
+/// Whether the caller may see a namespace: the namespace is one of its
+/// own, or it can see all namespaces (`may_list_ns()`). Both are asked
+/// lazily, in C's order: "sees all" (`may_see_all_namespaces()`) is a
+/// capability check, which marks the task as having used its privilege
+/// (`PF_SUPERPRIV`, shown by process accounting) when it succeeds, so it
+/// is asked only for a namespace that is not the caller's own, as C asks
+/// it. The caller caches its answer: it is the same for every candidate.
 ///
 /// # Examples
 ///
@@ -241,6 +244,6 @@ pub fn resume_after(last: u64) -> Option<u64> {
 /// assert!(may_list(|| false, || true));
 /// assert!(!may_list(|| false, || false));
 /// ```
-pub fn may_list(see_all: impl FnOnce() -> bool, is_current: impl FnOnce() -> bool) -> bool {
-    see_all() || is_current()
+pub fn may_list(is_current: impl FnOnce() -> bool, see_all: impl FnOnce() -> bool) -> bool {
+    is_current() || see_all()
 }

@@ -183,12 +183,14 @@ pub(crate) fn need_resched() -> bool {
 ///
 /// A value of an implementing type may exist only while the task that
 /// has it is in an RCU read-side critical section, and that section must
-/// last at least as long as the value.
+/// last at least as long as the value; the type must be neither `Send`
+/// nor `Sync`, so that the value stays with that task.
 pub(crate) unsafe trait RcuSection {}
 
-// SAFETY: a `Guard` is made by `rcu_read_lock()` and ends its section in
-// `Drop` with `rcu_read_unlock()` (rust/kernel/sync/rcu.rs:23,44); it is
-// `NotThreadSafe`, so it stays with the task that locked.
+// SAFETY: "The RCU read side lock is actually held while instances of
+// this guard exist" (`Guard`'s invariant, rust/kernel/sync/rcu.rs:13-15):
+// `rcu_read_lock()` makes it, its `Drop` calls `rcu_read_unlock()`
+// (rust/kernel/sync/rcu.rs:23,44); it is `NotThreadSafe`.
 unsafe impl RcuSection for kernel::sync::rcu::Guard {}
 
 /// The RCU read-side critical section of an export's C caller.
@@ -197,7 +199,8 @@ unsafe impl RcuSection for kernel::sync::rcu::Guard {}
 /// (`RCU_LOCKDEP_WARN(!rcu_read_lock_held(), ...)`, kernel/nstree.c:347);
 /// a nested `rcu_read_lock()`/`rcu_read_unlock()` pair in the export costs
 /// a preempt count increment and decrement and a resched test on every
-/// lookup. This witness stands for the caller's section instead.
+/// lookup (without `CONFIG_PREEMPT_RCU`; with it, the nesting count of
+/// the task). This witness stands for the caller's section instead.
 ///
 /// # Examples
 ///
@@ -226,7 +229,9 @@ impl CallerRcu {
 }
 
 // SAFETY: `assume()`, the only way to make one, requires the section to
-// outlast the value; `PhantomData<*mut ()>` keeps it on its task.
+// outlast the value (for its one user, the contract of
+// `ns_tree_lookup_rcu()`, kernel/nstree.c:347); `PhantomData<*mut ()>` makes it neither `Send` nor
+// `Sync`.
 unsafe impl RcuSection for CallerRcu {}
 
 /// Lets the scheduler run (`cond_resched()`).

@@ -151,10 +151,13 @@ impl NsCommon {
         // inside it, written by `__ns_common_init()` (0,
         // kernel/nscommon.c:63) before anything reaches the namespace, and
         // by `__ns_tree_gen_id()` (`ffi/exports/tree.rs`, a relaxed atomic
-        // store in `set_id()`) before `__ns_tree_add_raw()` publishes it
-        // with `rcu_assign_pointer()` (include/linux/rbtree.h:107,
-        // include/linux/rculist.h:105), which orders the store before any
-        // reader that finds the node; never again. Initial namespaces are
+        // store in `set_id()`) before `__ns_tree_add_raw()` publishes it:
+        // the `smp_wmb()` of its `write_seqlock()`
+        // (include/linux/seqlock.h:433) orders the store before every
+        // store that links the node (`rcu_assign_pointer()`,
+        // include/linux/rbtree.h:107, include/linux/rculist.h:105, and the
+        // rebalancing's `WRITE_ONCE()`s), so before any reader that finds
+        // it; never again. Initial namespaces are
         // reached earlier, through credentials and pids: the static ones
         // hold their id from `NS_COMMON_INIT()`
         // (include/linux/ns_common.h:32), so `__ns_tree_gen_id()` stores
@@ -193,10 +196,13 @@ impl NsCommon {
         // callers that assign the id themselves do so before they add the
         // namespace (`setup_net()`, net/core/net_namespace.c:440;
         // `create_ipc_ns()`, ipc/namespace.c:69; `alloc_mnt_ns()`,
-        // fs/namespace.c:4386); the publication (`rcu_assign_pointer()`,
-        // include/linux/rbtree.h:107) orders that store before a reader
-        // that finds the node, or the lock does for a writer, and the id
-        // is never stored again (see `id()`). So this read races with no
+        // fs/namespace.c:4386). The store precedes the writer's
+        // `write_seqlock(&ns_tree_lock)`, whose `smp_wmb()`
+        // (include/linux/seqlock.h:433) orders it before every store that
+        // links the node (`rcu_assign_pointer()` and the rebalancing's
+        // `WRITE_ONCE()`s, lib/rbtree.c), which a reader's `READ_ONCE()`
+        // of the link depends on; a writer holds the lock itself. The id is
+        // never stored again (see `id()`). So this read races with no
         // write.
         unsafe { *self.field::<u64>(layout::NS_TREE) }
     }
@@ -301,7 +307,8 @@ impl NsCommon {
         if user_ns.is_null() {
             return None;
         }
-        // SAFETY: `user_ns` is non-null and from `owner_user_ns()`.
+        // SAFETY: `user_ns` is non-null and from `owner_user_ns()`, as C
+        // tests `owner` before `to_ns_common(owner)` (kernel/nscommon.c:106-111).
         Some(unsafe { self.user_ns_common(user_ns) })
     }
 
@@ -316,7 +323,8 @@ impl NsCommon {
         if user_ns.is_null() || ptr::eq(user_ns, ptr::addr_of_mut!(bindings::init_user_ns)) {
             return None;
         }
-        // SAFETY: `user_ns` is non-null and from `owner_user_ns()`.
+        // SAFETY: `user_ns` is non-null and from `owner_user_ns()`, as C
+        // tests `owner` before `to_ns_common(owner)` (kernel/nscommon.c:106-111).
         Some(unsafe { self.user_ns_common(user_ns) })
     }
 
@@ -342,11 +350,16 @@ impl NsCommon {
     #[inline]
     unsafe fn user_ns_common(&self, user_ns: *mut bindings::user_namespace) -> &NsCommon {
         // SAFETY: `user_ns` is the live owner of a live namespace (the
-        // caller). What keeps it live as long as `self`:
+        // caller). What keeps it live as long as `self`, in each case of
+        // `from_raw()`'s contract (the type invariant):
         // - if `self` is borrowed from a counted reference, `self` holds a
         //   counted reference on its owner until its own free path puts it
         //   (e.g. kernel/user_namespace.c:234, `ns_ref_put(parent)` after
         //   the child is freed);
+        // - if `self` is on its trees with `ns_tree_lock` held, or this is
+        //   its free path before it puts its owner, that put has not run:
+        //   it follows `ns_tree_remove()` (kernel/user_namespace.c:211,234),
+        //   which takes the lock;
         // - if `self` was reached under RCU with its `__ns_ref` already 0,
         //   the owner may be put concurrently, but only after `self` left
         //   its trees (`ns_tree_remove(ns)` precedes the put,

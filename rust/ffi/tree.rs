@@ -296,8 +296,8 @@ unsafe fn ns_of_list<'a, K: TreeKind>(l: *mut bindings::list_head) -> &'a NsComm
 
 /// Inserts `node` into `root` ordered by `cmp`, which compares the new
 /// node with an existing one as C's comparators do (negative: the new
-/// node goes left of it, positive: right, zero: the same key). Returns the existing node on a duplicate
-/// (and inserts nothing). This is `ns_tree_node_add()`
+/// node goes left of it, positive: right, zero: the same key). Returns
+/// the existing node on a duplicate (and inserts nothing). This is `ns_tree_node_add()`
 /// (kernel/nstree.c:114-136): `rb_find_add_rcu()` plus a sorted
 /// `list_add_rcu()`, except on a duplicate, where C still adds the node
 /// to the list (see docs/walkthrough.md, "Deliberate differences").

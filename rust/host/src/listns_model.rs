@@ -236,7 +236,7 @@ impl Filter<'_> {
         if !req::requested(self.types, e.ty) {
             return None;
         }
-        if !req::may_list(|| self.see_all, || self.caller.current.contains(&id)) {
+        if !req::may_list(|| self.caller.current.contains(&id), || self.see_all) {
             return None;
         }
         world.get_unless_inactive(id)

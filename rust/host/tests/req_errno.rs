@@ -178,9 +178,9 @@ fn may_list_truth_table() {
     assert!(may_list(|| true, || false));
     assert!(may_list(|| false, || true));
     assert!(!may_list(|| false, || false));
-    // "Sees all" short-circuits the per-namespace lookup.
+    // One of the caller's own: the capability is not asked (C's order).
     assert!(may_list(
         || true,
-        || panic!("is_current asked although see_all")
+        || panic!("see_all asked for one of the caller's own namespaces")
     ));
 }
