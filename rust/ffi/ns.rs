@@ -152,7 +152,7 @@ impl NsCommon {
         // kernel/nscommon.c:63) before anything reaches the namespace, and
         // by `__ns_tree_gen_id()` (`ffi/exports/tree.rs`, a relaxed atomic
         // store in `set_id()`) before `__ns_tree_add_raw()` publishes it:
-        // the `smp_wmb()` of its `write_seqlock()`
+        // its `write_seqlock()`'s `smp_wmb()`
         // (include/linux/seqlock.h:433) orders the store before every
         // store that links the node (`rcu_assign_pointer()`,
         // include/linux/rbtree.h:107, include/linux/rculist.h:105, and the
