@@ -7,7 +7,7 @@
 
 #![forbid(unsafe_code)]
 
-use core::cell::Cell;
+use core::num::NonZeroU64;
 
 use kernel::bindings;
 use kernel::error::{code, Result};
@@ -44,7 +44,9 @@ const _: () = {
 /// How many skipped candidates between checks for a pending reschedule.
 const RESCHED_BATCH: usize = 256;
 
-/// What the caller may see and wants.
+/// What the caller may see and wants. Two scalars, passed to a walk by
+/// value (in registers) and kept there.
+#[derive(Clone, Copy)]
 struct Filter {
     /// The `ns_type` bits, 0 for all.
     types: u32,
@@ -52,17 +54,17 @@ struct Filter {
     /// so asked at most once: by the owner walk before it starts, as C
     /// does, and by the others when the first candidate that is not the
     /// caller's own needs it.
-    see_all: Cell<Option<bool>>,
+    see_all: Option<bool>,
 }
 
 impl Filter {
     #[inline]
-    fn see_all(&self) -> bool {
-        if let Some(v) = self.see_all.get() {
+    fn see_all(&mut self) -> bool {
+        if let Some(v) = self.see_all {
             return v;
         }
         let v = ffi::may_see_all();
-        self.see_all.set(Some(v));
+        self.see_all = Some(v);
         v
     }
 
@@ -73,7 +75,7 @@ impl Filter {
     /// and a namespace with a non-zero active count also has a non-zero
     /// counted one (an active reference implies a counted one).
     #[inline]
-    fn wants(&self, ns: &NsCommon) -> bool {
+    fn wants(&mut self, ns: &NsCommon) -> bool {
         req::requested(self.types, ns.ns_type())
             && req::may_list(|| ns.is_current(), || self.see_all())
             && ns.active_read() != 0
@@ -91,7 +93,7 @@ const _: () = assert!(req::MAX_IDS <= Listed::MAX as usize);
 /// The syscall body; the C glue's `SYSCALL_DEFINE4(listns, ...)` calls it.
 pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -> Result<Listed> {
     req::check_args(nr_ns_ids, flags)?;
-    let mut out = UserIds::new(ids, nr_ns_ids)?;
+    let out = UserIds::new(ids, nr_ns_ids)?;
     let kreq = ffi::read_request(req)?;
     let (types, user_ns_id) = (
         kreq.__bindgen_anon_1.ns_type,
@@ -99,11 +101,16 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
     );
     req::check_request(kreq.spare, types)?;
 
-    let filter = Filter {
+    let mut filter = Filter {
         types,
-        see_all: Cell::new(None),
+        see_all: None,
     };
     let resume = req::resume_after(kreq.ns_id);
+    // Nothing to list and no resume id to look up (which alone could
+    // fail, with ENOENT): nothing to walk. Tested where the three walks
+    // are chosen, after what can still fail (the owner's lookup, the
+    // type's tree), so that such a call does not enter a walk.
+    let nothing = nr_ns_ids == 0 && resume.is_none();
 
     if user_ns_id != 0 {
         // The owner: the caller's user namespace, or an active user
@@ -118,22 +125,23 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
         // C asks the capability here, once, whatever the walk then finds
         // (`userns_capable`, kernel/nstree.c:561): so does this, since a
         // granted one leaves a mark (`PF_SUPERPRIV`).
-        filter.see_all.set(Some(ffi::may_see_all()));
-        return walk(
-            owner.ns().owner_root(),
-            resume,
-            &filter,
-            &mut out,
-            nr_ns_ids,
-        );
+        filter.see_all = Some(ffi::may_see_all());
+        if nothing {
+            return Ok(0);
+        }
+        return walk(owner.ns().owner_root(), resume, filter, out);
     }
 
     match req::single_type(types) {
         Some(ty) => {
             let root = ffi::type_root(ty).ok_or(code::EINVAL)?;
-            walk(root, resume, &filter, &mut out, nr_ns_ids)
+            if nothing {
+                return Ok(0);
+            }
+            walk(root, resume, filter, out)
         }
-        None => walk(tree::unified(), resume, &filter, &mut out, nr_ns_ids),
+        None if nothing => Ok(0),
+        None => walk(tree::unified(), resume, filter, out),
     }
 }
 
@@ -141,31 +149,19 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
 /// to user space.
 const BATCH: usize = 64;
 
-/// How one pass over the list under RCU ended.
-enum Stop<'r, K: TreeKind> {
-    /// The batch is full: the walk continues after the last collected
-    /// namespace, held.
-    Full(Held<'r, K>),
-    /// Paused for a pending reschedule, held where it stands.
-    Pause(Held<'r, K>),
-    /// The end of the list, or `nr` ids collected: nothing to resume, so
-    /// nothing held.
-    End,
-}
-
-/// Lists up to `nr` namespaces of `root`, from the first one after
+/// Lists up to `out.room()` namespaces of `root`, from the first one after
 /// `resume` (or from the start).
 ///
 /// The first pass looks the resume point up inside its RCU read-side
 /// section, without a reference, and filters that namespace like any
 /// other (7.3's `lookup_ns_id_after()`): only a tree with nothing after
-/// `resume` is `ENOENT`, also when `nr` is 0.
+/// `resume` is `ENOENT`, also when there is no room.
 ///
 /// The walk collects up to [`BATCH`] ids under RCU, then leaves RCU to
 /// write them to user space with `put_user()` (which may fault and sleep).
 /// Meanwhile the last collected namespace is held by a counted reference,
 /// which keeps it on the list, and the next pass resumes from its
-/// successor; the pass that reaches `nr` holds nothing, as no pass
+/// successor; the pass that fills the buffer holds nothing, as no pass
 /// follows. Long runs of skipped namespaces pause the same way when a
 /// reschedule is pending.
 ///
@@ -175,93 +171,81 @@ enum Stop<'r, K: TreeKind> {
 /// written one by one up to the first fault.
 ///
 /// Generic over the tree kind `K`, so each of [`listns`]'s three walks
-/// is compiled with its node offsets as constants.
+/// is compiled with its node offsets as constants. The filter and the
+/// buffer come by value: four scalars, which stay in registers.
 fn walk<K: TreeKind>(
     root: &TreeRoot<K>,
-    resume: Option<u64>,
-    filter: &Filter,
-    out: &mut UserIds,
-    nr: usize,
+    resume: Option<NonZeroU64>,
+    mut filter: Filter,
+    mut out: UserIds,
 ) -> Result<Listed> {
-    // Nothing to list and no resume id to look up (which alone could
-    // fail, with ENOENT): nothing to walk.
-    if nr == 0 && resume.is_none() {
-        return Ok(0);
-    }
-    // Where the next pass starts: `None` for the first pass.
-    let mut at: Option<Held<'_, K>> = None;
-    let mut first = true;
-    let mut listed = 0;
+    let mut listed: Listed = 0;
     let mut buf = IdBuf::<BATCH>::new();
     let mut ids = IdBatch::new(&mut buf);
+    // The first pass starts at the resume point, looked up under the tree
+    // lock, or at the first namespace; the others after the held one.
+    let mut g = rcu::read_lock();
+    let mut cur = match resume {
+        Some(last) => {
+            let r = ffi::ReadGuard::lock();
+            let c = root.first_after(last.get(), &g, &r).ok_or(code::ENOENT)?;
+            // The limit is tested after each listed id, so a pass must
+            // start below it: only a first pass with a resume id can start
+            // at it (without one, `listns()` does not walk).
+            (out.room() != 0).then_some(c)
+        }
+        None => root.first(&g),
+    };
+    // Where the next pass starts.
+    let mut at: Option<Held<'_, K>> = None;
     loop {
-        ids.clear();
-        let g = rcu::read_lock();
-        let stop = {
-            let mut cur = if first {
-                first = false;
-                match resume {
-                    Some(last) => {
-                        let r = ffi::ReadGuard::lock();
-                        Some(root.first_after(last, &g, &r).ok_or(code::ENOENT)?)
+        let mut skipped = 0usize;
+        let mut pause = false;
+        // The namespace the next pass resumes after, held; `None` at the
+        // end of the list or with the buffer full: nothing to resume.
+        let next = loop {
+            let Some(c) = cur else { break None };
+            if filter.wants(c.ns()) {
+                // A full batch ends the pass below: there is room.
+                ids.push(c.ns().id());
+                if ids.len() == out.room() {
+                    break None;
+                }
+                if ids.len() == BATCH {
+                    // Resume after it. If its count just dropped to zero
+                    // it is going away (and was already inactive): not
+                    // listed, as C's failed get would skip it.
+                    match c.hold() {
+                        Some(held) => break Some(held),
+                        None => ids.pop(),
                     }
-                    None => root.first(&g),
                 }
             } else {
-                at.as_ref().and_then(|h| h.resume(&g).next(&g))
-            };
-            let mut skipped = 0usize;
-            // The limit is tested after each listed id, not before each
-            // candidate: the walk does not step to the next namespace when
-            // it is done, and skipping costs no test. So every pass starts
-            // below it, but a first one with `nr == 0` (and a resume id:
-            // without one, the walk returned above).
-            if listed == nr {
-                cur = None;
-            }
-            loop {
-                let Some(c) = cur else { break Stop::End };
-                if filter.wants(c.ns()) {
-                    // A full batch ends the pass below: there is room.
-                    ids.push(c.ns().id());
-                    if listed + ids.len() == nr {
-                        break Stop::End;
-                    }
-                    if ids.len() == BATCH {
-                        // Resume after it. If its count just dropped to
-                        // zero it is going away (and was already inactive):
-                        // not listed, as C's failed get would skip it.
-                        match c.hold() {
-                            Some(held) => break Stop::Full(held),
-                            None => ids.pop(),
-                        }
-                    }
-                } else {
-                    skipped += 1;
-                    if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
-                        if let Some(held) = c.hold() {
-                            break Stop::Pause(held);
-                        }
+                skipped += 1;
+                if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
+                    if let Some(held) = c.hold() {
+                        pause = true;
+                        break Some(held);
                     }
                 }
-                cur = c.next(&g);
             }
+            cur = c.next(&g);
         };
         // `push_all()` consumes the RCU guard: `put_user()` may fault and
         // sleep, so the read-side section ends before it, by construction.
         out.push_all(ids.as_slice(), g)?;
-        listed += ids.len();
+        // At most `room`, which `req::check_args()` bounds by `MAX_IDS`.
+        listed += ids.len() as Listed;
+        let Some(held) = next else { break };
+        ids.clear();
         // Replacing the previous place drops its counted reference
         // (`ops->put()`, which may sleep): outside RCU too.
-        match stop {
-            Stop::Full(held) => at = Some(held),
-            Stop::Pause(held) => {
-                at = Some(held);
-                ffi::cond_resched();
-            }
-            Stop::End => break,
+        let held = at.insert(held);
+        if pause {
+            ffi::cond_resched();
         }
+        g = rcu::read_lock();
+        cur = held.resume(&g).next(&g);
     }
-    // At most `nr`, which `req::check_args()` bounds by `MAX_IDS`.
-    Ok(listed as Listed)
+    Ok(listed)
 }

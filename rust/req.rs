@@ -21,6 +21,7 @@
 // then keeps a test and a branch per rule instead of computing the error
 // with conditional moves and dispatching on it again.
 use core::hint::cold_path;
+use core::num::NonZeroU64;
 
 /// `struct ns_id_req` version 0, the only one: 32 bytes.
 pub const NS_ID_REQ_SIZE_VER0: usize = 32;
@@ -214,17 +215,21 @@ pub fn requested(filter: u32, ty: u32) -> bool {
 /// (`lookup_ns_id_after()`, Linux 7.3); `ENOENT` only if there is none.
 /// Nothing is greater than `u64::MAX`, so resuming after it is `ENOENT`.
 ///
+/// No namespace has id 0, so 0 means "from the start", and the answer is
+/// one register, as C's `last_ns_id` is.
+///
 /// # Examples
 ///
 /// ```
+/// use core::num::NonZeroU64;
 /// use nstree_rs::req::resume_after;
 ///
 /// assert_eq!(resume_after(0), None); // from the start
-/// assert_eq!(resume_after(42), Some(42)); // the first id > 42
-/// assert_eq!(resume_after(u64::MAX), Some(u64::MAX)); // nothing: ENOENT
+/// assert_eq!(resume_after(42), NonZeroU64::new(42)); // the first id > 42
+/// assert_eq!(resume_after(u64::MAX), NonZeroU64::new(u64::MAX)); // nothing: ENOENT
 /// ```
-pub fn resume_after(last: u64) -> Option<u64> {
-    (last != 0).then_some(last)
+pub fn resume_after(last: u64) -> Option<NonZeroU64> {
+    NonZeroU64::new(last)
 }
 
 /// Whether the caller may see a namespace: the namespace is one of its

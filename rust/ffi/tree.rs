@@ -747,14 +747,16 @@ impl<K: TreeKind> TreeRoot<K> {
                 let ns = ns_of_rb::<K>(node);
                 // Reached from the tree, with the lock held.
                 if id < ns.id_on_tree() {
-                    best = Some(Cursor { root: self, ns });
+                    best = Some(ns);
                     node = (*node).rb_left;
                 } else {
                     node = (*node).rb_right;
                 }
             }
         }
-        best
+        // The cursor is made once, after the descent: kept in the loop,
+        // its root would be carried through every level.
+        best.map(|ns| Cursor { root: self, ns })
     }
 
     /// Inserts `ns` by id. Returns `false` if the id is already on the
@@ -1198,7 +1200,6 @@ pub(crate) unsafe fn add(ns: &NsCommon, root: &TreeRoot<ByType>) {
 /// }
 /// ```
 pub(crate) unsafe fn remove(ns: &NsCommon, root: &TreeRoot<ByType>) {
-    let owner = ns.owner();
     let w = WriteGuard::lock();
     // C checks these two before it takes the lock, with racy reads
     // (kernel/nstree.c:238-239); here they are read under the lock.
@@ -1211,7 +1212,9 @@ pub(crate) unsafe fn remove(ns: &NsCommon, root: &TreeRoot<ByType>) {
     unsafe {
         root.remove(ns, &w);
         NS_UNIFIED_ROOT.remove(ns, &w);
-        if let Some(o) = owner {
+        // The owner is read where it is used, as C does
+        // (kernel/nstree.c:251): not kept across the two erases above.
+        if let Some(o) = ns.owner() {
             o.owner_root().remove(ns, &w);
         }
     }

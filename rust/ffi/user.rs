@@ -57,7 +57,7 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
     // exception table entry ("Return: zero on success, or -EFAULT on
     // error", arch/x86/include/asm/uaccess.h:105-108). It may sleep, as
     // `UserSlice::read()` may: called in process context, outside RCU.
-    if unsafe { bindings::ns_get_user_u32(&mut size, req.as_const_ptr().cast()) } != 0 {
+    if unsafe { bindings::get_user_u32(&mut size, req.as_const_ptr().cast()) } != 0 {
         return Err(code::EFAULT);
     }
     let usize = size as usize;
@@ -80,11 +80,15 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
     Ok(kreq)
 }
 
-/// The user buffer of namespace ids that `listns()` fills.
+/// The user buffer of namespace ids that `listns()` fills: where the next
+/// id goes and how many more fit.
+///
+/// Two words, so that a walk gets it by value in two registers and keeps
+/// it there; the walk's limit test is [`room()`](Self::room) itself.
 ///
 /// # Invariants
 ///
-/// `ids..ids + cap` passed `access_ok()`; `len <= cap`.
+/// `next..next + room` is within a range that passed `access_ok()`.
 ///
 /// # Examples
 ///
@@ -104,7 +108,9 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
 ///     let g = rcu::read_lock();
 ///     batch.push(1);
 ///     batch.push(2);
-///     out.push_all(batch.as_slice(), g) // rcu_read_unlock(), then put_user() x 2
+///     out.push_all(batch.as_slice(), g)?; // rcu_read_unlock(), then put_user() x 2
+///     assert_eq!(out.room(), 0);
+///     Ok(())
 /// }
 /// ```
 ///
@@ -123,9 +129,8 @@ pub(crate) fn read_request(req: UserPtr) -> Result<NsIdReq> {
 /// }
 /// ```
 pub(crate) struct UserIds {
-    ids: *mut u64,
-    cap: usize,
-    len: usize,
+    next: *mut u64,
+    room: usize,
 }
 
 impl UserIds {
@@ -143,11 +148,17 @@ impl UserIds {
         if !unsafe { bindings::access_ok(ids.as_const_ptr(), len) } {
             return Err(code::EFAULT);
         }
+        // INVARIANT: `ids..ids + nr` passed `access_ok()` just above.
         Ok(UserIds {
-            ids: ids.as_mut_ptr().cast(),
-            cap: nr,
-            len: 0,
+            next: ids.as_mut_ptr().cast(),
+            room: nr,
         })
+    }
+
+    /// How many more ids fit.
+    #[inline]
+    pub(crate) fn room(&self) -> usize {
+        self.room
     }
 
     /// Stores `ids` after the ids already stored, in order, each with
@@ -159,6 +170,7 @@ impl UserIds {
     /// Takes the caller's RCU guard and drops it first: `put_user()` may
     /// fault and sleep, a bug inside an RCU read-side section, so the type
     /// of this function makes the caller give its section up.
+    #[inline]
     pub(crate) fn push_all(&mut self, ids: &[u64], g: Guard) -> Result {
         // rcu_read_unlock(): the caller's read-side section ends here, before
         // anything that may sleep.
@@ -166,16 +178,17 @@ impl UserIds {
         if ids.is_empty() {
             return Ok(());
         }
-        let n = ids.len().min(self.cap - self.len);
-        let dst = self.ids.wrapping_add(self.len);
-        // SAFETY: `dst..dst + n` is within the range that passed
-        // `access_ok()` (invariant: `len + n <= cap`); `ids` is valid for
-        // reads of `ids.len() >= n` ids; the helper's `put_user()`
+        let n = ids.len().min(self.room);
+        // SAFETY: `next..next + n` is within the range that passed
+        // `access_ok()` (invariant: `n <= room`); `ids` is valid for reads
+        // of `ids.len() >= n` ids; the helper's `put_user()`
         // (rust/helpers/ns_common.c, as kernel/nstree.c:735 writes each id)
         // handles faults.
-        let done = unsafe { bindings::ns_put_user_ids(dst, ids.as_ptr(), n) };
-        // INVARIANT: the helper wrote at most `n` ids, so `len <= cap`.
-        self.len += done.min(n);
+        let done = unsafe { bindings::ns_put_user_ids(self.next, ids.as_ptr(), n) }.min(n);
+        // INVARIANT: the helper wrote at most `n <= room` ids; what is left
+        // of the checked range starts after them.
+        self.next = self.next.wrapping_add(done);
+        self.room -= done;
         if done < ids.len() {
             return Err(code::EFAULT);
         }

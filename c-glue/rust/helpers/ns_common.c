@@ -36,17 +36,6 @@ __rust_helper bool rust_helper_ns_is_current(struct ns_common *ns)
 }
 
 /*
- * get_user() of a u32, as copy_ns_id_req() reads the request's size: one
- * 4-byte load with its exception table entry (__get_user_4), where the
- * kernel crate's UserSlice::read() copies with _copy_from_user().  Returns
- * 0 or -EFAULT.
- */
-__rust_helper int rust_helper_ns_get_user_u32(u32 *dst, const u32 __user *src)
-{
-	return get_user(*dst, src);
-}
-
-/*
  * put_user() of ids[0], ids[1], ... to dst[0], dst[1], ..., up to the first
  * fault, as listns() writes its ids: one 8-byte store per id, so that an
  * id that straddles a fault is not partly written.  Returns how many were

@@ -310,13 +310,13 @@ pub fn listns_req(world: &World, caller: &Caller, r: &Req, nr: usize) -> Result<
 fn walk(
     world: &World,
     tree: Tree,
-    resume: Option<u64>,
+    resume: Option<core::num::NonZeroU64>,
     filter: &Filter<'_>,
     out: &mut Out,
     nr: usize,
 ) -> Result<usize, Errno> {
     let mut cur = match resume {
-        Some(last) => Some(world.first_after(tree, last).ok_or(Errno::NoEnt)?.0),
+        Some(last) => Some(world.first_after(tree, last.get()).ok_or(Errno::NoEnt)?.0),
         None => world.next(tree, None),
     };
     let mut listed = 0;

@@ -164,12 +164,15 @@ fn resume_after_is_strict_and_never_wraps() {
     // 0 is "from the start"; any other id is the last one already listed,
     // which the walk starts strictly after (lookup_ns_id_after()).
     assert_eq!(resume_after(0), None);
-    assert_eq!(resume_after(1), Some(1));
-    assert_eq!(resume_after(8), Some(8));
-    assert_eq!(resume_after(u64::MAX - 1), Some(u64::MAX - 1));
+    assert_eq!(resume_after(1).map(|v| v.get()), Some(1));
+    assert_eq!(resume_after(8).map(|v| v.get()), Some(8));
+    assert_eq!(
+        resume_after(u64::MAX - 1).map(|v| v.get()),
+        Some(u64::MAX - 1)
+    );
     // 7.2's `last_ns_id + 1` wrapped to 0 here and restarted the walk;
     // 7.3 looks for an id above u64::MAX, finds none: ENOENT.
-    assert_eq!(resume_after(u64::MAX), Some(u64::MAX));
+    assert_eq!(resume_after(u64::MAX).map(|v| v.get()), Some(u64::MAX));
 }
 
 #[test]
