@@ -26,20 +26,9 @@ use crate::cascade::ActiveNode;
 /// assert!(is_initial_id(1)); // init_ipc_ns
 /// assert!(!is_initial_id(0)); // no id yet: C's is_ns_init_id() says initial
 /// ```
-///
-/// The range is tested first and 0 on a cold branch of its own: the hot
-/// test is then one compare of the id against `NS_LAST_INIT_ID`, as
-/// C's `is_ns_init_id()`.
 #[inline]
 pub(crate) const fn is_initial_id(id: u64) -> bool {
-    if id > NS_LAST_INIT_ID {
-        return false;
-    }
-    if id == 0 {
-        core::hint::cold_path();
-        return false;
-    }
-    true
+    id != 0 && id <= NS_LAST_INIT_ID
 }
 
 /// The bytes of a `struct ns_common`, with its size and alignment
