@@ -58,27 +58,45 @@ struct Filter {
 }
 
 impl Filter {
-    #[inline]
-    fn see_all(&mut self) -> bool {
-        if let Some(v) = self.see_all {
-            return v;
-        }
-        let v = ffi::may_see_all();
-        self.see_all = Some(v);
-        v
-    }
-
     /// Whether `ns` is to be listed (`legitimize_ns()`): of a requested
     /// type, visible to the caller, and active. Called under RCU on a
     /// namespace reached from a tree without a reference: `ns_type` and
     /// the active count are stable to read there (see [`NsCommon::id`]),
     /// and a namespace with a non-zero active count also has a non-zero
     /// counted one (an active reference implies a counted one).
+    ///
+    /// `None` if the answer needs `may_see_all_namespaces()`, not asked
+    /// yet, and `may_ask` is false: the walk has ids it has not written.
+    /// C writes each id before it looks at the next candidate, so it asks
+    /// only once every id before this candidate is written, and never if
+    /// one of those writes faults; asking has an effect (a granted
+    /// capability marks the task `PF_SUPERPRIV`), so the walk writes its
+    /// ids first.
     #[inline]
-    fn wants(&mut self, ns: &NsCommon) -> bool {
-        req::requested(self.types, ns.ns_type())
-            && req::may_list(|| ns.is_current(), || self.see_all())
-            && ns.active_read() != 0
+    fn wants(&mut self, ns: &NsCommon, may_ask: bool) -> Option<bool> {
+        if !req::requested(self.types, ns.ns_type()) {
+            return Some(false);
+        }
+        let mut deferred = false;
+        let visible = req::may_list(
+            || ns.is_current(),
+            || match self.see_all {
+                Some(v) => v,
+                None if may_ask => {
+                    let v = ffi::may_see_all();
+                    self.see_all = Some(v);
+                    v
+                }
+                None => {
+                    deferred = true;
+                    false
+                }
+            },
+        );
+        if deferred {
+            return None;
+        }
+        Some(visible && ns.active_read() != 0)
     }
 }
 
@@ -173,6 +191,10 @@ const BATCH: usize = 64;
 /// Generic over the tree kind `K`, so each of [`listns`]'s three walks
 /// is compiled with its node offsets as constants. The filter and the
 /// buffer come by value: four scalars, which stay in registers.
+///
+/// `listns()` does not call it with no room and no resume id (it returns
+/// 0 at once): such a walk would collect an id it has no room for and
+/// fail with `EFAULT`.
 fn walk<K: TreeKind>(
     root: &TreeRoot<K>,
     resume: Option<NonZeroU64>,
@@ -196,35 +218,49 @@ fn walk<K: TreeKind>(
         }
         None => root.first(&g),
     };
-    // Where the next pass starts.
+    // Where the next pass starts: after the held place, or at it (`again`).
     let mut at: Option<Held<'_, K>> = None;
     loop {
         let mut skipped = 0usize;
         let mut pause = false;
-        // The namespace the next pass resumes after, held; `None` at the
-        // end of the list or with the buffer full: nothing to resume.
+        let mut again = false;
+        // The namespace the next pass resumes after (or at), held; `None`
+        // at the end of the list or with the buffer full: nothing to
+        // resume.
         let next = loop {
             let Some(c) = cur else { break None };
-            if filter.wants(c.ns()) {
-                // A full batch ends the pass below: there is room.
-                ids.push(c.ns().id());
-                if ids.len() == out.room() {
-                    break None;
-                }
-                if ids.len() == BATCH {
-                    // Resume after it. If its count just dropped to zero
-                    // it is going away (and was already inactive): not
-                    // listed, as C's failed get would skip it.
-                    match c.hold() {
-                        Some(held) => break Some(held),
-                        None => ids.pop(),
+            match filter.wants(c.ns(), ids.len() == 0) {
+                Some(true) => {
+                    // A full batch ends the pass below: there is room.
+                    ids.push(c.ns().id());
+                    if ids.len() == out.room() {
+                        break None;
+                    }
+                    if ids.len() == BATCH {
+                        // Resume after it. If its count just dropped to
+                        // zero it is going away (and was already inactive):
+                        // not listed, as C's failed get would skip it.
+                        match c.hold() {
+                            Some(held) => break Some(held),
+                            None => ids.pop(),
+                        }
                     }
                 }
-            } else {
-                skipped += 1;
-                if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
+                Some(false) => {
+                    skipped += 1;
+                    if skipped % RESCHED_BATCH == 0 && ffi::need_resched() {
+                        if let Some(held) = c.hold() {
+                            pause = true;
+                            break Some(held);
+                        }
+                    }
+                }
+                // The capability question, with ids not written yet: write
+                // them, then ask it at this very namespace. One whose count
+                // just dropped to zero is inactive: not listed, no question.
+                None => {
                     if let Some(held) = c.hold() {
-                        pause = true;
+                        again = true;
                         break Some(held);
                     }
                 }
@@ -245,7 +281,8 @@ fn walk<K: TreeKind>(
             ffi::cond_resched();
         }
         g = rcu::read_lock();
-        cur = held.resume(&g).next(&g);
+        let here = held.resume(&g);
+        cur = if again { Some(here) } else { here.next(&g) };
     }
     Ok(listed)
 }

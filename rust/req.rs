@@ -239,6 +239,8 @@ pub fn resume_after(last: u64) -> Option<NonZeroU64> {
 /// (`PF_SUPERPRIV`, shown by process accounting) when it succeeds, so it
 /// is asked only for a namespace that is not the caller's own, as C asks
 /// it. The caller caches its answer: it is the same for every candidate.
+/// (The walk also writes the ids it has collected before it asks, as C
+/// has written them by then: see `Filter::wants()` in listns.rs.)
 ///
 /// # Examples
 ///

@@ -366,4 +366,91 @@ TEST(root_in_child_pidns_sees_current_only)
 	ASSERT_EQ(0, wait_child(pid));
 }
 
+/* When the capability is asked */
+
+/* PF_SUPERPRIV (include/linux/sched.h): the task used a capability. */
+#define PF_SUPERPRIV_FLAG 0x00000100UL
+
+/* The flags field of /proc/self/stat (the 9th), or -1. */
+static long self_task_flags(void)
+{
+	char buf[1024], *p;
+	unsigned long flags;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return -1;
+	return flags;
+}
+
+static int superpriv(void)
+{
+	long flags = self_task_flags();
+
+	return flags < 0 ? -1 : !!(flags & PF_SUPERPRIV_FLAG);
+}
+
+/*
+ * may_list_ns() asks may_see_all_namespaces() only for a candidate that
+ * is not one of the caller's own, and the C walk writes each id before
+ * it looks at the next candidate. Asking leaves a mark when it is granted:
+ * ns_capable_noaudit() sets PF_SUPERPRIV (shown in /proc/<pid>/stat and by
+ * process accounting), which fork() clears. So, for root in the initial
+ * namespaces, with a network namespace held by an fd (not its own):
+ *  - listing the eight initial namespaces (all its own) never asks;
+ *  - listing everything into an unmapped buffer faults on the first id,
+ *    before any candidate that is not its own: never asks either;
+ *  - listing everything into a good buffer asks (the control).
+ * A walk that collects ids before it writes them must write them before
+ * it asks, or the second case marks the task where C does not.
+ */
+TEST(see_all_asked_where_c_asks_it)
+{
+	__u64 held = 0;
+	int fd = make_fd_held_ns(CLONE_NEWNET, "net", &held);
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_NE(0, held);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		static __u64 got[MAX_NS];
+		struct ns_id_req req = mkreq(0, 0, 0);
+		void *none = mmap(NULL, page_size(), PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long n;
+
+		if (none == MAP_FAILED || superpriv() != 0)
+			_exit(10);
+		n = list_ids(0, 0, 0, got, 8);
+		if (!ids_equal("own only", got, n, initial_ids, 8))
+			_exit(11);
+		if (superpriv() != 0)
+			_exit(12);
+		if (listns_ret(&req, none, 100, 0) != -EFAULT)
+			_exit(13);
+		if (superpriv() != 0)
+			_exit(14);
+		n = list_ids(0, 0, 0, got, MAX_NS);
+		if (n <= 8 || !ids_contain(got, n, held))
+			_exit(15);
+		if (superpriv() != 1)
+			_exit(16);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
