@@ -58,6 +58,17 @@ struct Filter {
 }
 
 impl Filter {
+    /// Asks `may_see_all_namespaces()`, once per call.
+    #[inline]
+    fn ask(&mut self) -> bool {
+        if let Some(v) = self.see_all {
+            return v;
+        }
+        let v = ffi::may_see_all();
+        self.see_all = Some(v);
+        v
+    }
+
     /// Whether `ns` is to be listed (`legitimize_ns()`): of a requested
     /// type, visible to the caller, and active. Called under RCU on a
     /// namespace reached from a tree without a reference: `ns_type` and
@@ -80,17 +91,12 @@ impl Filter {
         let mut deferred = false;
         let visible = req::may_list(
             || ns.is_current(),
-            || match self.see_all {
-                Some(v) => v,
-                None if may_ask => {
-                    let v = ffi::may_see_all();
-                    self.see_all = Some(v);
-                    v
-                }
-                None => {
+            || {
+                if self.see_all.is_none() && !may_ask {
                     deferred = true;
-                    false
+                    return false;
                 }
+                self.ask()
             },
         );
         if deferred {
@@ -224,6 +230,7 @@ fn walk<K: TreeKind>(
         let mut skipped = 0usize;
         let mut pause = false;
         let mut again = false;
+        let mut ask = false;
         // The namespace the next pass resumes after (or at), held; `None`
         // at the end of the list or with the buffer full: nothing to
         // resume.
@@ -255,14 +262,23 @@ fn walk<K: TreeKind>(
                         }
                     }
                 }
-                // The capability question, with ids not written yet: write
-                // them, then ask it at this very namespace. One whose count
-                // just dropped to zero is inactive: not listed, no question.
+                // The capability question, with ids not written yet. C has
+                // written them when it asks here: write them, ask, and go
+                // on at this namespace, or, if it is going away (its count
+                // just dropped to zero) and cannot be held, at the first
+                // one after it that can be: the ones in between are going
+                // away too, so inactive, and not listed.
                 None => {
-                    if let Some(held) = c.hold() {
-                        again = true;
-                        break Some(held);
-                    }
+                    ask = true;
+                    again = true;
+                    let mut from = Some(c);
+                    break loop {
+                        let Some(x) = from else { break None };
+                        if let Some(held) = x.hold() {
+                            break Some(held);
+                        }
+                        from = x.next(&g);
+                    };
                 }
             }
             cur = c.next(&g);
@@ -272,6 +288,9 @@ fn walk<K: TreeKind>(
         out.push_all(ids.as_slice(), g)?;
         // At most `room`, which `req::check_args()` bounds by `MAX_IDS`.
         listed += ids.len() as Listed;
+        if ask {
+            filter.ask();
+        }
         let Some(held) = next else { break };
         ids.clear();
         // Replacing the previous place drops its counted reference
