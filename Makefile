@@ -17,7 +17,7 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug test-kcsan demo bench check check-series host-test loom rustdoc clean distclean \
+	test test-base test-debug test-kcsan demo bench check check-series host-test loom walk-mutants rustdoc clean distclean \
 	torture shell kunit mutants
 
 help:
@@ -39,6 +39,7 @@ help:
 	@echo '               must catch it: caught k of N per mutant (MUTANT_RUNS=N)'
 	@echo '  host-test    cargo tests of the crate logic, quick loom scenarios (no kernel, no setup)'
 	@echo '  loom         every loom scenario of the cascade, the long ones too (no kernel)'
+	@echo '  walk-mutants the listns() walk test on six buggy walks, each must fail (no kernel)'
 	@echo '  shell        boot VARIANT=rust|c (FLAVOUR=base|debug) to an interactive shell'
 	@echo '  kunit        the crate'"'"'s KUnit suites with tools/testing/kunit/kunit.py (x86_64, QEMU)'
 	@echo '  rustdoc      HTML documentation of the crate (host build, no kernel needed)'
@@ -98,6 +99,9 @@ host-test:
 
 loom:
 	@$(S)/host-test.sh --loom
+
+walk-mutants:
+	@$(S)/walk-mutants.sh
 
 # An interactive shell in a kernel of this tree (Ctrl-A X quits QEMU).
 shell:
