@@ -53,7 +53,8 @@ struct Filter {
     /// `may_see_all_namespaces()`: the same for every candidate of a call,
     /// so asked at most once: by the owner walk before it starts, as C
     /// does, and by the others when the first candidate that is not the
-    /// caller's own needs it.
+    /// caller's own needs it, once the ids before it are written (outside
+    /// RCU, between two passes, if the pass had ids pending).
     see_all: Option<bool>,
 }
 
@@ -187,7 +188,9 @@ const BATCH: usize = 64;
 /// which keeps it on the list, and the next pass resumes from its
 /// successor; the pass that fills the buffer holds nothing, as no pass
 /// follows. Long runs of skipped namespaces pause the same way when a
-/// reschedule is pending.
+/// reschedule is pending. A pass that reaches the capability question
+/// with ids pending ends there too, holding that candidate (see
+/// [`Filter::wants`]), and the next pass starts at it.
 ///
 /// The C walk takes and drops a reference on every listed namespace and
 /// drops RCU for each id; what user space sees is the same: the ids, in
