@@ -150,7 +150,7 @@ pub(crate) fn listns(req: UserPtr, ids: UserPtr, nr_ns_ids: usize, flags: u32) -
         // C asks the capability here, once, whatever the walk then finds
         // (`userns_capable`, kernel/nstree.c:561): so does this, since a
         // granted one leaves a mark (`PF_SUPERPRIV`).
-        filter.see_all = Some(ffi::may_see_all());
+        filter.ask();
         if nothing {
             return Ok(0);
         }
@@ -227,13 +227,13 @@ fn walk<K: TreeKind>(
         }
         None => root.first(&g),
     };
-    // Where the next pass starts: after the held place, or at it (`again`).
+    // Where the next pass starts: after the held place, or at it (`again`:
+    // the pass ended at the capability question, asked between the passes).
     let mut at: Option<Held<'_, K>> = None;
     loop {
         let mut skipped = 0usize;
         let mut pause = false;
         let mut again = false;
-        let mut ask = false;
         // The namespace the next pass resumes after (or at), held; `None`
         // at the end of the list or with the buffer full: nothing to
         // resume.
@@ -272,7 +272,6 @@ fn walk<K: TreeKind>(
                 // one after it that can be: the ones in between are going
                 // away too, so inactive, and not listed.
                 None => {
-                    ask = true;
                     again = true;
                     let mut from = Some(c);
                     break loop {
@@ -291,7 +290,7 @@ fn walk<K: TreeKind>(
         out.push_all(ids.as_slice(), g)?;
         // At most `room`, which `req::check_args()` bounds by `MAX_IDS`.
         listed += ids.len() as Listed;
-        if ask {
+        if again {
             filter.ask();
         }
         let Some(held) = next else { break };

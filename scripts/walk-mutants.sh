@@ -30,7 +30,7 @@ mutate() { # NAME: writes $W/NAME.rs, a mutant of the current walk
 	local name=$1 out=$W/$1.rs
 	case $name in
 	0b3921a|6acd3fc) git -C "$REPO" show "$name:rust/listns.rs" >"$out" ;;
-	no-ask) sed 's/^\(\s*\)filter\.ask();$/\1();/' "$src" >"$out" ;;
+	no-ask) perl -0pe 's/if again \{\n(\s*)filter\.ask\(\);/if again {\n$1();/' "$src" >"$out" ;;
 	resume-after) sed 's/cur = if again { Some(here) } else { here.next(&g) };/cur = here.next(\&g);/' "$src" >"$out" ;;
 	limit) sed 's/if ids.len() == out.room() {/if ids.len() > out.room() {/' "$src" >"$out" ;;
 	no-pause-hold) perl -0pe 's/if let Some\(held\) = c\.hold\(\) \{\n(\s*)pause = true;\n(\s*)break Some\(held\);\n(\s*)\}/pause = true;\n$1break c.hold();/' "$src" >"$out" ;;
