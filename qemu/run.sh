@@ -15,18 +15,20 @@ image="$OUT/bzImage-$name"
 "$(dirname "$0")/probe.sh" "$image"
 . "$OUT/accel.env"
 
+# 2 GiB for every kernel, the debug ones too (KASAN's shadow takes an
+# eighth): with 4 GiB a debug guest's boot and each of its two kmemleak
+# scans took longer (a 5 s torture run: 73 s against 51 s in all).
 mem=2G
 # no_timer_check: the kernel's check that IRQ 0 ticks within a few
 # jiffies of enabling the IO-APIC fails on a loaded TCG host ("IO-APIC +
 # timer doesn't work!", a panic at boot); it is the usual option for VMs.
 append="console=ttyS0 panic=-1 no_timer_check nstree.mode=$mode"
-# Debug kernels: more memory for KASAN, and a differential-test seed count
-# that both kernels finish well within ns_difftest's time budget of 540 s
+# Debug kernels: a differential-test seed count that both kernels finish
+# well within ns_difftest's time budget of 540 s
 # (~2.5 s per seed there, against ~0.2 s on base kernels, which run all
 # 250), so that the budget is a safety net, not the normal stop: both
 # kernels run the same seeds, and a seed one of them missed fails the
 # comparison.  The caller may set the count (NSTREE_DIFFTEST_TO).
-case "$name" in *debug*) mem=4G ;; esac
 case "$name" in *debug*) : "${NSTREE_DIFFTEST_TO:=60}" ;; esac
 [ -z "${NSTREE_DIFFTEST_TO:-}" ] || append="$append nstree.difftest_to=$NSTREE_DIFFTEST_TO"
 # nstorture's run time (make test: a fixed 60 s; make torture sets it),
@@ -65,6 +67,17 @@ if [ -n "${NSTREE_SHARD:-}" ]; then
 		;;
 	esac
 	[ -z "$fi_shard" ] || append="$append slub_debug=F"
+	# A test shard (not the torture guest, which wants more vCPUs than
+	# the host has cores) runs on $NSTREE_SHARD_SMP vCPUs (2): two or
+	# four guests share the host's two cores, and with 4 vCPUs each the
+	# guests spent their time in cross-CPU work (IPIs, TLB shootdowns to
+	# descheduled vCPU threads).  Measured on the debug kernels, two
+	# guests at once, stress_test and crun_test: 197 s with 4 vCPUs and
+	# 4 GiB, 183 s with 2 vCPUs, 153 s with 2 vCPUs and 2 GiB (374 ->
+	# 286 host core-seconds); docs/results.md, "Wall times".
+	case $NSTREE_SHARD in
+	*/*) QEMU_ACCEL=${QEMU_ACCEL/-smp 4/-smp ${NSTREE_SHARD_SMP:-2}} ;;
+	esac
 fi
 logf="$OUT/console-$name-$mode$sfx.log"
 hangf="$OUT/boot-hang-$name-$mode$sfx.txt"
