@@ -87,7 +87,8 @@ rm -f "$hangf" "$mon" "$pidf"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"
 # The caller may set the memory (scripts/bench.sh: the 200k population).
 mem=${NSTREE_QEMU_MEM:-$mem}
-log "booting $name ($mode${NSTREE_SHARD:+, shard $NSTREE_SHARD}) with $ACCEL_NAME, console -> $logf"
+smp=$(echo "$QEMU_ACCEL" | sed -n 's/.*-smp \([0-9]*\).*/\1/p')
+log "booting $name ($mode${NSTREE_SHARD:+, shard $NSTREE_SHARD}) with $ACCEL_NAME, ${smp:-1} vCPUs, $mem, console -> $logf"
 start=$(date +%s)
 # boot_watchdog: in the background, until /init runs or QEMU is gone.
 boot_watchdog() {
