@@ -63,7 +63,9 @@ if [ -n "${NSTREE_SHARD:-}" ]; then
 	faultinject) fi_shard=y ;;
 	*/*)
 		p="$OUT/initramfs-root/etc/nstree/shard-plan${NSTREE_PLAN:+-$NSTREE_PLAN}-${NSTREE_SHARD#*/}"
-		[ ! -f "$p" ] || ! grep -qx "nstree-rs/faultinject ${NSTREE_SHARD%/*}" "$p" || fi_shard=y
+		# (not a base kernel's: no fail-nth, the sweep only skips)
+		[ "${NSTREE_PLAN:-}" = base ] || [ ! -f "$p" ] ||
+			! grep -qx "nstree-rs/faultinject ${NSTREE_SHARD%/*}" "$p" || fi_shard=y
 		;;
 	esac
 	[ -z "$fi_shard" ] || append="$append slub_debug=F"
