@@ -9,12 +9,13 @@
 # a debug kernel, and all other binaries, one after another; the debug
 # guest boots with slub_debug=F, as the sweep's shard does), C and Rust
 # side by side, into $NSTREE_CACHE/out-merge.  Then report.py builds the
-# C/Rust table from the sharded logs (shards 1 and 2 and the torture
+# C/Rust table from the sharded logs (every shard and the torture
 # guest, merged) and from the unsharded ones, and the two tables must be
 # the same: the same tests, the same result on each kernel, the same
 # C/Rust comparison, the same health checks, the same skip reasons.
 # Only the lines that carry times and rates (the "slowest tests" table,
-# nstorture's rates and check count) are left out.  Exits non-zero on any difference and prints it.
+# nstorture's rates and check count) are left out.  Exits non-zero on
+# any difference and prints it.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,11 +34,12 @@ for f in accel.env initramfs.cpio.gz "${names[@]/#/bzImage-}"; do
 done
 sharded=()
 for n in "${names[@]}"; do
-	logs=()
-	for sh in 1of2 2of2 torture; do
-		f=$OUT/console-$n-test.shard-$sh.log
+	# Every guest of the last run (test.sh removes a kernel's old logs
+	# before its run): its $NSTREE_SHARDS shards and the torture guest
+	# (not a guest run by hand, such as NSTREE_SHARD=faultinject).
+	logs=("$OUT/console-$n-test.shard-"*of*.log "$OUT/console-$n-test.shard-torture.log")
+	for f in "${logs[@]}"; do
 		[ -f "$f" ] || die "no $f: run make test first"
-		logs+=("$f")
 	done
 	sharded+=("$n=$(IFS=,; echo "${logs[*]}")")
 done
