@@ -24,11 +24,10 @@ mem=2G
 # timer doesn't work!", a panic at boot); it is the usual option for VMs.
 append="console=ttyS0 panic=-1 no_timer_check nstree.mode=$mode"
 # Debug kernels: a differential-test seed count that both kernels finish
-# well within ns_difftest's time budget of 540 s
-# (~2.5 s per seed there, against ~0.2 s on base kernels, which run all
-# 250), so that the budget is a safety net, not the normal stop: both
-# kernels run the same seeds, and a seed one of them missed fails the
-# comparison.  The caller may set the count (NSTREE_DIFFTEST_TO).
+# well within ns_difftest's time budget of 540 s (~2.5 s per seed there,
+# against ~0.2 s on base kernels, which run all 250), so that the budget
+# is a safety net, not the normal stop: both kernels run the same seeds,
+# and a seed one of them missed fails the comparison.  The caller may set the count (NSTREE_DIFFTEST_TO).
 case "$name" in *debug*) : "${NSTREE_DIFFTEST_TO:=60}" ;; esac
 [ -z "${NSTREE_DIFFTEST_TO:-}" ] || append="$append nstree.difftest_to=$NSTREE_DIFFTEST_TO"
 # nstorture's run time (make test: a fixed 60 s; make torture sets it),
