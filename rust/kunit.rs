@@ -251,6 +251,12 @@ mod tree_tests {
             assert!(ns.id() > last);
             last = ns.id();
             n += 1;
+            // The cascade's quick test (C's `is_ns_init_id()`) agrees with
+            // `is_initial()` on every id a namespace on a tree has.
+            assert_eq!(
+                crate::cascade::ActiveNode::maybe_initial(ns),
+                ns.is_initial()
+            );
             // On its type tree and findable there.
             let t = tree::lookup_rcu(ns.id(), ns.ns_type(), &g);
             assert!(t.is_some_and(|t| core::ptr::eq(t, ns)));

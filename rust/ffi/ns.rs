@@ -430,6 +430,12 @@ impl ActiveNode for NsCommon {
         NsCommon::is_initial(self)
     }
 
+    fn maybe_initial(&self) -> bool {
+        // `is_ns_init_id()` (include/linux/ns_common.h:26) without its
+        // warning: true for every initial id and for 0.
+        self.id() <= NS_LAST_INIT_ID
+    }
+
     fn active_owner(&self) -> Option<&Self> {
         crate::active::ns_owner(self)
     }

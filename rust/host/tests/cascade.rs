@@ -189,6 +189,9 @@ fn put_below_zero_is_caught() {
 /// initial namespace, which it must refuse.
 struct Raw<'a> {
     initial: bool,
+    /// [`ActiveNode::maybe_initial`] holds although it is not initial
+    /// (the kernel's id 0).
+    quick: bool,
     owner: Option<&'a Raw<'a>>,
     active: Cell<i32>,
     warned: Cell<bool>,
@@ -197,6 +200,9 @@ struct Raw<'a> {
 impl ActiveNode for Raw<'_> {
     fn is_initial(&self) -> bool {
         self.initial
+    }
+    fn maybe_initial(&self) -> bool {
+        self.initial || self.quick
     }
     fn active_owner(&self) -> Option<&Self> {
         self.owner
@@ -223,6 +229,7 @@ impl ActiveNode for Raw<'_> {
 fn raw<'a>(initial: bool, owner: Option<&'a Raw<'a>>, active: i32) -> Raw<'a> {
     Raw {
         initial,
+        quick: false,
         owner,
         active: Cell::new(active),
         warned: Cell::new(false),
@@ -236,6 +243,33 @@ fn cascade_warns_on_initial_owner() {
     get_active(&ns);
     assert!(init.warned.get(), "an initial owner must trip check()");
     assert!(!ns.warned.get());
+}
+
+#[test]
+fn quick_initial_test_alone_does_not_skip_the_count() {
+    // The kernel's quick test (C's `id <= NS_LAST_INIT_ID`) also holds
+    // for id 0, which is not initial: the cascade counts such a namespace
+    // (its out-of-line path) and its owners, both ways.
+    let owner = raw(false, None, 0);
+    let ns = Raw {
+        quick: true,
+        ..raw(false, Some(&owner), 0)
+    };
+    get_active(&ns);
+    assert_eq!((ns.active.get(), owner.active.get()), (1, 1));
+    get_active(&ns);
+    assert_eq!((ns.active.get(), owner.active.get()), (2, 1));
+    put_active(&ns);
+    put_active(&ns);
+    assert_eq!((ns.active.get(), owner.active.get()), (0, 0));
+    // An initial one passes both tests and is never counted.
+    let init = Raw {
+        quick: true,
+        ..raw(true, None, 1)
+    };
+    get_active(&init);
+    put_active(&init);
+    assert_eq!(init.active.get(), 1);
 }
 
 #[test]
