@@ -40,6 +40,8 @@
 // this very file as a module and tests it from outside.
 #![allow(unreachable_pub)]
 
+use core::hint::cold_path;
+
 /// A namespace as the active reference count sees it.
 ///
 /// The kernel implements it for `NsCommon` (`struct ns_common`, in
@@ -206,6 +208,13 @@ fn counted<N: ActiveNode + ?Sized>(mut ns: &N, step: impl Fn(&N) -> bool) {
     while step(ns) {
         match ns.active_owner() {
             Some(owner) => {
+                // A count that crossed zero usually stops at
+                // init_user_ns (`None`): going on to an owner is the rare
+                // case. So the compiler lays the loop out as C's (the
+                // return falls through), where it had the return behind a
+                // jump and the loop's back edge in front: one instruction
+                // more on each get and put that crosses zero.
+                cold_path();
                 // Only the initial namespaces are uncounted, and the only
                 // initial owner, init_user_ns, is not returned as an owner.
                 if N::CHECKS {
