@@ -17,7 +17,7 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug test-kcsan demo bench check check-series host-test loom walk-mutants shard-merge-check rustdoc clean distclean \
+	test test-base test-debug test-kcsan demo bench check check-series host-test loom walk-mutants cascade-mutants shard-merge-check rustdoc clean distclean \
 	torture shell kunit mutants
 
 help:
@@ -40,6 +40,7 @@ help:
 	@echo '  host-test    cargo tests of the crate logic, quick loom scenarios (no kernel, no setup)'
 	@echo '  loom         every loom scenario of the cascade, the long ones too (no kernel)'
 	@echo '  walk-mutants the listns() walk test on six buggy walks, each must fail (no kernel)'
+	@echo '  cascade-mutants the cascade host tests on five buggy cascades, each must fail (no kernel)'
 	@echo '  shard-merge-check  after make test: FLAVOUR=base|debug once unsharded; its report must equal the shards'"'"' merged one'
 	@echo '  shell        boot VARIANT=rust|c (FLAVOUR=base|debug) to an interactive shell'
 	@echo '  kunit        the crate'"'"'s KUnit suites with tools/testing/kunit/kunit.py (x86_64, QEMU)'
@@ -103,6 +104,9 @@ loom:
 
 walk-mutants:
 	@$(S)/walk-mutants.sh
+
+cascade-mutants:
+	@$(S)/cascade-mutants.sh
 
 shard-merge-check:
 	@$(S)/shard-merge-check.sh $(or $(FLAVOUR),base)
