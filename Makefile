@@ -40,7 +40,7 @@ help:
 	@echo '  host-test    cargo tests of the crate logic, quick loom scenarios (no kernel, no setup)'
 	@echo '  loom         every loom scenario of the cascade, the long ones too (no kernel)'
 	@echo '  walk-mutants the listns() walk test on six buggy walks, each must fail (no kernel)'
-	@echo '  cascade-mutants the cascade host tests on five buggy cascades, each must fail (no kernel)'
+	@echo '  cascade-mutants the cascade host tests on six buggy cascades, each must fail (no kernel)'
 	@echo '  shard-merge-check  after make test: FLAVOUR=base|debug once unsharded; its report must equal the shards'"'"' merged one'
 	@echo '  shell        boot VARIANT=rust|c (FLAVOUR=base|debug) to an interactive shell'
 	@echo '  kunit        the crate'"'"'s KUnit suites with tools/testing/kunit/kunit.py (x86_64, QEMU)'

@@ -98,9 +98,9 @@ pub trait ActiveNode {
     /// A quicker test that holds for every initial namespace (and may hold
     /// for others): the cascade asks [`Self::is_initial`] only when it
     /// does. The kernel's is C's `is_ns_init_id()` test, `ns_id <=
-    /// NS_LAST_INIT_ID`, one compare of the id in memory, which is also
-    /// true for id 0; `is_initial()` is not. The default is
-    /// `is_initial()` itself.
+    /// NS_LAST_INIT_ID`: a load of the id and one compare, true for id 0
+    /// too, where `is_initial()` is not. The default is `is_initial()`
+    /// itself.
     ///
     /// An implementation for which `is_initial()` holds and this does not
     /// breaks the count (an initial namespace would be counted), not

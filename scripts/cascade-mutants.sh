@@ -8,6 +8,7 @@
 #   id0-skipped      the namespace that passes the quick test and is not
 #                    initial (the kernel's id 0) is not counted at all
 #   id0-no-owner     ... is counted, but its owners are not
+#   id0-one-owner    ... is counted with its owner, not the owner's owner
 #   initial-counted  initial namespaces are counted (the walkthrough's
 #                    exercise 2: the `is_initial()` return deleted)
 #   quick-ignored    the quick test never holds (`maybe_initial()`
@@ -33,6 +34,7 @@ mutate() { # NAME DIR: DIR/rust/cascade.rs becomes the mutant
 	case $1 in
 	id0-skipped) perl -0pi -e 's/return counted_cold\(ns, step\);/return;/' "$f" ;;
 	id0-no-owner) perl -0pi -e 's/(fn counted_cold<[^{]*\{\n)\s*counted\(ns, step\);/$1    step(ns);/' "$f" ;;
+	id0-one-owner) perl -0pi -e 's/(fn counted_cold<[^{]*\{\n)\s*counted\(ns, step\);/$1    if step(ns) { if let Some(o) = ns.active_owner() { step(o); } }/' "$f" ;;
 	initial-counted) perl -0pi -e 's/        if ns\.is_initial\(\) \{\n            return;\n        \}\n//' "$f" ;;
 	quick-ignored) perl -0pi -e 's/if ns\.maybe_initial\(\) \{/if false {/' "$f" ;;
 	no-cascade) perl -0pi -e 's/(Some\(owner\) => \{\n)/$1                if true { return; }\n/' "$f" ;;
@@ -56,7 +58,7 @@ else
 	log "current cascade: FAILS"; tail -40 "$W/current.log"; fail=1
 fi
 printf '%-16s %-9s %s\n' mutant verdict "failed tests" >"$W/table"
-for m in id0-skipped id0-no-owner initial-counted quick-ignored no-cascade; do
+for m in id0-skipped id0-no-owner id0-one-owner initial-counted quick-ignored no-cascade; do
 	copy "$W/$m"
 	if ! mutate "$m" "$W/$m"; then
 		printf '%-16s %-9s %s\n' "$m" error "mutation did not apply" >>"$W/table"; fail=1; continue

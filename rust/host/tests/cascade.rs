@@ -249,19 +249,21 @@ fn cascade_warns_on_initial_owner() {
 fn quick_initial_test_alone_does_not_skip_the_count() {
     // The kernel's quick test (C's `id <= NS_LAST_INIT_ID`) also holds
     // for id 0, which is not initial: the cascade counts such a namespace
-    // (its out-of-line path) and its owners, both ways.
-    let owner = raw(false, None, 0);
+    // (its out-of-line path) and its owners, all the way up, both ways.
+    let top = raw(false, None, 0);
+    let owner = raw(false, Some(&top), 0);
     let ns = Raw {
         quick: true,
         ..raw(false, Some(&owner), 0)
     };
+    let counts = |ns: &Raw<'_>| (ns.active.get(), owner.active.get(), top.active.get());
     get_active(&ns);
-    assert_eq!((ns.active.get(), owner.active.get()), (1, 1));
+    assert_eq!(counts(&ns), (1, 1, 1));
     get_active(&ns);
-    assert_eq!((ns.active.get(), owner.active.get()), (2, 1));
+    assert_eq!(counts(&ns), (2, 1, 1));
     put_active(&ns);
     put_active(&ns);
-    assert_eq!((ns.active.get(), owner.active.get()), (0, 0));
+    assert_eq!(counts(&ns), (0, 0, 0));
     // An initial one passes both tests and is never counted.
     let init = Raw {
         quick: true,
