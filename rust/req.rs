@@ -17,9 +17,12 @@
 // this very file as a module and tests it from outside.
 #![allow(unreachable_pub)]
 
-// The error branches are marked cold, as C's `unlikely()`: the compiler
-// then keeps a test and a branch per rule instead of computing the error
-// with conditional moves and dispatching on it again.
+// The error branches are marked cold, as C's `unlikely()`. That alone
+// does not keep the compiler from computing a function's result with
+// conditional moves and dispatching on it again where the caller looks
+// at it (it did for `check_args()` and `check_request()`, which
+// therefore test both their rules in one condition and choose the error
+// after it).
 use core::hint::cold_path;
 use core::num::NonZeroU64;
 
