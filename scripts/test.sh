@@ -119,8 +119,9 @@ for fl in "${flavours[@]}"; do
 	# debug plan pins it there: qemu/mkinitramfs.sh, qemu/run.sh).
 	# How many guests at once: the base kernels' tests leave the host's
 	# cores idle half of the time (sleeps, waits), so all their shards run
-	# together; the debug kernels' keep both cores busy, so two at a time
-	# (a shard starts when another ends, C and Rust interleaved).
+	# together; a debug kernel's (one vCPU, qemu/run.sh) keeps a core busy,
+	# so two at a time (a shard starts when another ends, C and Rust
+	# interleaved).
 	if [ "$fl" = base ]; then guests=${NSTREE_GUESTS_BASE:-4}; else guests=${NSTREE_GUESTS_DEBUG:-2}; fi
 	# The accelerator is probed (and cached in $OUT/accel.env) once, here:
 	# guests started together would all probe at once on a fresh $OUT, and
