@@ -70,17 +70,19 @@ if [ -n "${NSTREE_SHARD:-}" ]; then
 	[ -z "$fi_shard" ] || append="$append slub_debug=F"
 	# A test shard (not the torture guest, which wants more vCPUs than
 	# the host has cores) runs on $NSTREE_SHARD_SMP vCPUs: 2 for a base
-	# kernel, 1 for a debug one.  Two or four guests share the host's
-	# two cores, and with 4 vCPUs each the guests spent their time in
-	# cross-CPU work (IPIs, TLB shootdowns to descheduled vCPU threads).
-	# Measured on the debug kernels, two guests at once, stress_test and
-	# crun_test: 197 s with 4 vCPUs and 4 GiB, 183 s with 2 vCPUs, 153 s
-	# with 2 vCPUs and 2 GiB (374 -> 286 host core-seconds); eight
-	# binaries of the debug plan's shard 2 (C and Rust debug at once):
-	# 365 s with 2 vCPUs, 302 s with 1 (671 -> 557 core-seconds), the
-	# same results (scripts/guest-smp-compare.sh).  The base shards keep
-	# 2, so that every test runs on an SMP kernel once; the torture
-	# guests keep 4 on both flavours (docs/results.md, "Wall times").
+	# kernel, 1 for a debug one (under TCG: it replaces the probe's
+	# "-smp 4"; a KVM probe's "-smp 2" stays).  Two or four guests share
+	# the host's two cores, and with more vCPUs each the guests spent
+	# their time in cross-CPU work (IPIs, TLB shootdowns to descheduled
+	# vCPU threads).  Measured on the debug kernels, two guests at once,
+	# stress_test and crun_test: 197 s with 4 vCPUs and 4 GiB, 183 s with
+	# 2 vCPUs, 153 s with 2 vCPUs and 2 GiB (374 -> 286 host
+	# core-seconds); eight binaries of the debug plan's shard 2 (C and
+	# Rust debug at once, scripts/guest-smp-compare.sh): 365 s with 2
+	# vCPUs, 302 s with 1 (671 -> 557 core-seconds), the same results.
+	# The base shards keep 2, so that every test runs its threads in
+	# parallel once (without the debug checks); the torture guests keep 4
+	# on both flavours (docs/results.md, "Wall times").
 	case $name in *debug*) : "${NSTREE_SHARD_SMP:=1}" ;; *) : "${NSTREE_SHARD_SMP:=2}" ;; esac
 	case $NSTREE_SHARD in
 	*/*) QEMU_ACCEL=${QEMU_ACCEL/-smp 4/-smp $NSTREE_SHARD_SMP} ;;
