@@ -3,16 +3,12 @@
 # guest-smp-compare.sh [SMP...]: how a debug test shard's vCPU count
 # (qemu/run.sh, NSTREE_SHARD_SMP) changes its wall and host CPU time.
 # For each SMP (default: 2 1), boots the C and the Rust debug kernels of
-# the last make test at once, each as a test shard "1/1" (no plan has
-# one shard: every binary is in it, and the guest boots as a test shard
-# does, with NSTREE_SHARD_SMP vCPUs), running the binaries that match
-# $NSTREE_SMP_FILTER (eight, about 300 s per kernel), in
-# $NSTREE_CACHE/out-smp (links to $OUT's kernels and initramfs), and
-# prints each kernel's summed test seconds, its "not ok" and SKIP
-# counts, and the pair's wall and host CPU seconds.  Run it alone on
-# the machine: the host's load is in the figures.  (Until 85d1770 it
-# booted shard 2 of the debug plan: the binaries of the filter that the
-# plan of the last run put there.)
+# the last make test at once, as shard 2 of the debug plan, running the
+# binaries that match $NSTREE_SMP_FILTER (eight of that shard, about
+# 300 s each), in $NSTREE_CACHE/out-smp (links to $OUT's kernels and
+# initramfs), and prints each kernel's summed test seconds, its "not ok"
+# and SKIP counts, and the pair's wall and host CPU seconds.  Run it
+# alone on the machine: the host's load is in the figures.
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,13 +24,13 @@ busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/sta
 for smp in "$@"; do
 	b0=$(busy) t0=$(date +%s)
 	for n in c-debug rust-debug; do
-		NSTREE_OUT=$X NSTREE_SHARD_SMP=$smp NSTREE_PLAN=debug NSTREE_SHARD=1/1 \
+		NSTREE_OUT=$X NSTREE_SHARD_SMP=$smp NSTREE_PLAN=debug NSTREE_SHARD=2/2 \
 			"$REPO/qemu/run.sh" "$n" test "$NSTREE_SMP_FILTER" >"$X/run-$n-smp$smp.out" 2>&1 &
 	done
 	wait
 	b1=$(busy) t1=$(date +%s)
 	for n in c-debug rust-debug; do
-		l=$X/console-$n-test.shard-1of1.log
+		l=$X/console-$n-test.shard-2of2.log
 		s=$(grep -ao 'NSTREE-TEST-END \S* rc=-\?[0-9]* secs=[0-9.]*' "$l" |
 			awk '{ split($4, a, "="); s += a[2] } END { print s }')
 		printf 'smp=%s %-10s tests %6s s  not-ok %s  skip %s  done %s\n' "$smp" "$n" "$s" \
