@@ -110,6 +110,11 @@ configure_frags() {
 
 log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# The host's busy CPU time so far, in clock ticks (every state of the
+# "cpu" line of /proc/stat but idle and iowait).
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
 
 # filter_accepted < checkpatch output: the findings that
 # c-glue/checkpatch-accepted does not list (TYPE, file, why), for

@@ -19,20 +19,19 @@ for f in bzImage-c-debug bzImage-rust-debug initramfs.cpio.gz initramfs-root acc
 	[ -e "$OUT/$f" ] || die "no $OUT/$f: run make test first"
 	ln -sfn "$OUT/$f" "$X/$f"
 done
-busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 [ $# -gt 0 ] || set -- 2 1
 for smp in "$@"; do
-	b0=$(busy) t0=$(date +%s)
+	b0=$(busy_ticks) t0=$(date +%s)
 	for n in c-debug rust-debug; do
 		NSTREE_OUT=$X NSTREE_SHARD_SMP=$smp NSTREE_PLAN=debug NSTREE_SHARD=2/2 \
 			"$REPO/qemu/run.sh" "$n" test "$NSTREE_SMP_FILTER" >"$X/run-$n-smp$smp.out" 2>&1 &
 	done
 	wait
-	b1=$(busy) t1=$(date +%s)
+	b1=$(busy_ticks) t1=$(date +%s)
 	for n in c-debug rust-debug; do
 		l=$X/console-$n-test.shard-2of2.log
-		s=$(grep -ao 'NSTREE-TEST-END \S* rc=-\?[0-9]* secs=[0-9.]*' "$l" |
-			awk '{ split($4, a, "="); s += a[2] } END { print s }')
+		s=$(python3 "$REPO/scripts/shard-plan.py" --dump-weights "$l" |
+			awk '{ s += $2 } END { print s }')
 		printf 'smp=%s %-10s tests %6s s  not-ok %s  skip %s  done %s\n' "$smp" "$n" "$s" \
 			"$(grep -ac '^not ok' "$l")" "$(grep -ac '# SKIP' "$l")" "$(grep -ac '^NSTREE-DONE' "$l")"
 		cp "$l" "$X/console-$n-smp$smp.log"

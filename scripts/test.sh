@@ -16,11 +16,7 @@ flavours=("$@")
 [ ${#flavours[@]} -gt 0 ] || flavours=(base debug)
 t0=$(date +%s)
 declare -A took busy cpu0
-# The host's busy CPU time so far, in clock ticks (every state of the
-# "cpu" line of /proc/stat but idle and iowait).
-busy_ticks() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
-}
+# busy_ticks: env.sh.
 cpu_begin() { cpu0[$1]=$(busy_ticks); }
 cpu_end() { busy[$1]=$((($(busy_ticks) - ${cpu0[$1]}) / $(getconf CLK_TCK))); }
 step() { # step NAME CMD...: run a step, record its wall and host CPU time
