@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Run every test binary under /tests/<suite>/ as root, each framed by
+# Run every test binary under /tests/<suite>/ as root (those whose
+# "suite/name" matches the ERE FILTER, if given, and not the ERE
+# NSTREE_EXCLUDE, from nstree.exclude=), each framed by
 # markers: NSTREE-TEST-BEGIN <suite>/<name> ... NSTREE-TEST-END <suite>/<name> rc=N
 # The binaries print KTAP/TAP themselves (kselftest harness).
 #
@@ -182,6 +184,7 @@ for t in $(binaries); do
 	suite=${suite##*/}
 	name=$suite/${t##*/}
 	case "$filter" in ''|all) ;; *) echo "$name" | grep -qE "$filter" || continue ;; esac
+	[ -z "${NSTREE_EXCLUDE:-}" ] || ! echo "$name" | grep -qE "$NSTREE_EXCLUDE" || continue
 	in_shard "$name" || continue
 	mkdir -p /tmp/run && cd /tmp/run
 	# Helper binaries some tests exec from their working directory.

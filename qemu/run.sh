@@ -94,6 +94,8 @@ mon="$OUT/monitor-$name-$mode$sfx.sock"
 pidf="$OUT/qemu-$name-$mode$sfx.pid"
 rm -f "$hangf" "$mon" "$pidf"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"
+# Binaries to leave out (an ERE on suite/name, qemu/run-tests.sh).
+[ -z "${NSTREE_EXCLUDE:-}" ] || append="$append nstree.exclude=$NSTREE_EXCLUDE"
 # The caller may set the memory (scripts/bench.sh: the 200k population).
 mem=${NSTREE_QEMU_MEM:-$mem}
 smp=$(echo "$QEMU_ACCEL" | sed -n 's/.*-smp \([0-9]*\).*/\1/p')

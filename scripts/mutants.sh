@@ -42,6 +42,15 @@
 # the guest's kernel log does (report.py's verdict on the console log).
 # The unmutated kernel must pass the same test: it runs first, once, as
 # the first line of the table (MUTANT_CONTROL=0 leaves it out).
+#
+# Silent elsewhere: a mutant shows the power of its own test only if the
+# other tests do not catch it too.  Each mutant kernel therefore also
+# boots once through the success-path set, the upstream namespaces
+# selftests and ours (SILENT_SET), minus its own test, and must pass it
+# (MUTANT_SILENT=0 leaves this out).  A mutant that any boot catches (a
+# bug every test would see: its test is the boot-time KUnit suite, say)
+# says so and why in a header line "# Loud: reason"; for every other
+# mutant a failure of the set fails make mutants.
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +61,8 @@ MOUT="$MROOT/out"
 mkdir -p "$MOUT"
 
 names=("$@")
+# The success-path set of the silent-elsewhere check.
+SILENT_SET='^(namespaces|nstree-rs)/'
 if [ ${#names[@]} = 0 ]; then
 	for p in "$REPO"/mutants/*.patch; do names+=("$(basename "$p" .patch)"); done
 fi
@@ -171,9 +182,11 @@ judge() {
 	: "${FIRST:=the kernel log (report.py)}"
 }
 
-# row LABEL K RUNS TIMES WHENS FIRED: one line of the table (the medians
-# of the runs' wall times and of nstorture's first-failure times).
+# row LABEL K RUNS TIMES WHENS FIRED [SILENT]: one line of the table (the
+# medians of the runs' wall times and of nstorture's first-failure
+# times; SILENT: whether the success-path set passed on the mutant).
 rows=()
+silent_bad=()
 errors=0
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }'; }
 row() {
@@ -182,14 +195,57 @@ row() {
 	tmed=$(tr ';' '\n' <<<"$5" | grep -E '^[0-9.]+ s$' | sed 's/ s$//' | median)
 	[ "$tmed" = - ] || tmed="${tmed} s"
 	[ "$med" = - ] || med="${med}s"
-	rows+=("$(printf '%-32s %3s of %-3s %7s  %-9s %s' "$1" "$2" "$3" "$med" "$tmed" "${6:--}")")
+	rows+=("$(printf '%-32s %3s of %-3s %7s  %-9s %-7s %s' "$1" "$2" "$3" "$med" "$tmed" "${7:--}" "${6:--}")")
+}
+header() {
+	printf '%-32s %-10s %7s  %-9s %-7s %s\n' mutant caught median detected silent "first check that fired"
+}
+
+# silent_verdict NAME LOG: SILENT (yes, no or ERROR) and ELSEWHERE (what
+# caught the mutant in the success-path set) from the set's console log.
+silent_verdict() {
+	local name=$1 log=$2
+	if ! grep -q '^NSTREE-TEST-BEGIN' "$log" 2>/dev/null; then
+		SILENT=ERROR ELSEWHERE="the set never started"
+		return
+	fi
+	MCHECKS= judge "$log" "$(hdr "$REPO/mutants/$name.patch" Variant)-mutant"
+	if [ "$CAUGHT" = 0 ]; then
+		SILENT=yes ELSEWHERE=
+	else
+		SILENT=no ELSEWHERE="$FIRST"
+	fi
+}
+
+# silent_run LABEL IMAGE EXCLUDE: boot IMAGE once through the success-path
+# set minus EXCLUDE (an ERE), keep its console log as
+# $MROOT/console-LABEL-silent.log, and set SILENT and ELSEWHERE.
+silent_run() {
+	local label=$1 image=$2 exclude=$3 log file=${1//[\/ ]/_}
+	log="$MOUT/console-$image-test.log"
+	rm -f "$log" "$MROOT/console-$file-silent.log"
+	NSTREE_OUT=$MOUT NSTREE_EXCLUDE=$exclude NSTREE_QEMU_TIMEOUT=3000 \
+		"$Q/run.sh" "$image" test "$SILENT_SET" >"$LOGS/mutant-$file-silent.log" 2>&1
+	[ ! -f "$log" ] || cp "$log" "$MROOT/console-$file-silent.log"
+	silent_verdict "$label" "$MROOT/console-$file-silent.log"
+	log "  $label success-path set: silent elsewhere: $SILENT${ELSEWHERE:+ ($ELSEWHERE)}"
+}
+
+# own_exclude PATCH: the ERE of the binaries the success-path set leaves
+# out for a mutant: its own test, and the fault-injection sweep (a guest
+# of its own, and a test of error paths).
+own_exclude() {
+	local t
+	t=$(hdr "$1" Test)
+	echo "^nstree-rs/faultinject\$${t:+|$t}"
 }
 
 # run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS [APPEND]: boot it RUNS
 # times (nstorture with seed = the run's number, plus MUTANT_SEED0 if set,
 # for seeds other runs have not used; APPEND: more kernel
 # parameters), keep each console log in $MROOT/console-LABEL-RUN.log,
-# and add its row.
+# and add its row (with SILENT, the verdict of the success-path set, if
+# the caller has one).
 run_mutant() {
 	local label=$1 image=$2 filter=$3 shard=$4 runs=$5 append=${6:-} k=0 i t0 secs fired="" log times="" whens=""
 	local checks=${MCHECKS:-all}
@@ -230,7 +286,7 @@ run_mutant() {
 			log "  $label run $i: caught (${secs}s): $FIRST${WHEN:+ (at $WHEN)}"
 		fi
 	done
-	row "$label" "$k" "$runs" "$times" "$whens" "$fired"
+	row "$label" "$k" "$runs" "$times" "$whens" "$fired" "${SILENT:--}"
 }
 
 # --report: the table again from the console logs the last runs kept.
@@ -251,9 +307,13 @@ if [ "${names[0]:-}" = --report ]; then
 			whens+="$WHEN;"
 			[ -n "$fired" ] || fired="$FIRST${WHEN:+ (at $WHEN)}"
 		done
-		[ "$n" = 0 ] || row "$name" "$k" "$n" "" "$whens" "$fired"
+		SILENT=-
+		[ ! -f "$MROOT/console-$name-silent.log" ] ||
+			silent_verdict "$name" "$MROOT/console-$name-silent.log"
+		[ "$SILENT" != no ] || [ -z "$(hdr "$REPO/mutants/$name.patch" Loud)" ] || SILENT="no (loud)"
+		[ "$n" = 0 ] || row "$name" "$k" "$n" "" "$whens" "$fired" "$SILENT"
 	done
-	printf '%-32s %-10s %7s  %-9s %s\n' mutant caught median detected "first check that fired"
+	header
 	printf '%s\n' "${rows[@]}"
 	exit 0
 fi
@@ -278,7 +338,16 @@ if [ "${MUTANT_CONTROL:-1}" = 1 ]; then
 		"$S/build-kernel.sh" "$v" "$fl" >"$LOGS/mutant-base-$v-$fl.log" 2>&1 ||
 			die "the unmutated $v $fl kernel does not build"
 		cp "$OUT/bzImage-$img" "$MOUT/"
-		RNAME=$img run_mutant "control:$img${sh:+:$sh}${t:+:$t}${ap:+:$ap}" "$img" "$t" "$sh" 1 "$ap"
+		SILENT=- RNAME=$img run_mutant "control:$img${sh:+:$sh}${t:+:$t}${ap:+:$ap}" "$img" "$t" "$sh" 1 "$ap"
+		# The success-path set passes on the unmutated kernel (once per
+		# kernel): a row whose "caught" is the set's failure.
+		[ "${MUTANT_SILENT:-1}" = 1 ] && [ -z "${controlled[$img/silent]:-}" ] || continue
+		controlled[$img/silent]=1
+		silent_run "control:$img:silent" "$img" '^nstree-rs/faultinject$'
+		k=0
+		[ "$SILENT" = yes ] || k=1
+		[ "$SILENT" != ERROR ] || errors=$((errors + 1))
+		row "control:$img:success-path-set" "$k" 1 "" "" "${ELSEWHERE:--}" "$SILENT"
 	done
 fi
 for name in "${names[@]}"; do
@@ -292,16 +361,30 @@ for name in "${names[@]}"; do
 		rows+=("$(printf '%-32s %s' "$name" "BUILD FAILED (see $LOGS/build-m-$name.log)")")
 		continue
 	fi
+	SILENT=- ELSEWHERE=
+	if [ "${MUTANT_SILENT:-1}" = 1 ]; then
+		silent_run "$name" "m-$name-$flavour" "$(own_exclude "$p")"
+		[ "$SILENT" != ERROR ] || errors=$((errors + 1))
+		if [ "$SILENT" = no ]; then
+			if [ -n "$(hdr "$p" Loud)" ]; then
+				SILENT="no (loud)"
+			else
+				silent_bad+=("$name: caught by the success-path set: $ELSEWHERE")
+			fi
+		fi
+	fi
 	MCHECKS=$(hdr "$p" Checks) RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs" \
 		"${MUTANT_APPEND-$(hdr "$p" Append)}"
 done
 
 echo
 echo "=== mutants ($(git -C "$REPO" rev-parse --short HEAD)) ==="
-printf '%-32s %-10s %7s  %-9s %s\n' mutant caught median detected "first check that fired"
+header
 printf '%s\n' "${rows[@]}"
-# Every mutant caught in every run, the control never, no run in error.
+# Every mutant caught in every run, the control never, no run in error,
+# and every mutant not marked loud silent outside its own test.
 bad=0
+for m in "${silent_bad[@]}"; do echo "not silent elsewhere: $m"; bad=1; done
 [ "$errors" = 0 ] || { echo "$errors runs in error (the test never started)"; bad=1; }
 for r in "${rows[@]}"; do
 	case "$r" in
