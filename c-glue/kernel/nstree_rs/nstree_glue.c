@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nstree-rs: the C side of the Rust namespace tree.
- *
- * Only what Rust cannot express: the seqlock (a macro-defined lock with
- * its lockdep class), the per-type tree roots (C data that C headers
- * name and modules use), the listns() syscall entry and the symbol
- * exports.  All logic is in the Rust crate (nstree_rs.rs and its
- * modules); the small C functions it calls are rust/helpers/.
+ * The C side of the Rust namespace tree: the data C defines statically
+ * (the lock with its lockdep class, the tree roots, which C headers name
+ * and modules use), the listns() syscall entry, the symbol exports and
+ * the tracepoints.  Everything else is in the Rust crate, nstree_rs.rs.
  */
 
 #include <linux/build_bug.h>
@@ -22,16 +19,14 @@
 
 static_assert(sizeof(struct ns_id_req) == NS_ID_REQ_SIZE_VER0);
 
-/*
- * As in kernel/nstree.c, but not static: the Rust crate takes it through
- * the rust/helpers/seqlock.c helpers.
- */
+/* As in kernel/nstree.c, but not static: the Rust crate uses them. */
 __cacheline_aligned_in_smp DEFINE_SEQLOCK(ns_tree_lock);
 
-/*
- * The per-type roots, which include/linux/nstree.h declares.  They start
- * empty: an empty rbtree and a list head pointing to itself.
- */
+struct ns_tree_root ns_unified_root = {
+	.ns_rb = RB_ROOT,
+	.ns_list_head = LIST_HEAD_INIT(ns_unified_root.ns_list_head),
+};
+
 struct ns_tree_root cgroup_ns_tree = {
 	.ns_rb = RB_ROOT,
 	.ns_list_head = LIST_HEAD_INIT(cgroup_ns_tree.ns_list_head),
@@ -79,5 +74,9 @@ SYSCALL_DEFINE4(listns, const struct ns_id_req __user *, req,
 	return nstree_rs_listns(req, ns_ids, nr_ns_ids, flags);
 }
 
-/* Defined in Rust (ffi/exports/tree.rs); exported as in kernel/nstree.c. */
+/* Defined in Rust; exported as in kernel/nstree.c. */
 EXPORT_SYMBOL_GPL(__ns_tree_remove);
+
+#define CREATE_TRACE_POINTS
+#define CREATE_RUST_TRACE_POINTS
+#include <trace/events/nstree.h>
