@@ -1,12 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # host-test.sh [--loom | --all] [--tap FILE] | --only CARGO-TEST-ARGS...:
-# the host tests of the crate's pure logic (rust/host: cascade.rs and
-# req.rs compiled from the very files the kernel compiles, driven by
-# models of the namespace system and of listns()), the doc examples and
-# compile_fail examples (doctests, with their error codes checked), and
-# the loom model checking of the cascade (tests/loom_cascade.rs), all in
-# one `cargo test --locked`:
+# the host tests of the crate (rust/host: cascade.rs, req.rs, listns.rs and
+# tree.rs compiled from the very files the kernel compiles, over a model of
+# the namespaces and a working stand-in of upstream's kernel crate (rust/kernel); models of the
+# namespace system and of C's listns(); loom model checking of the cascade),
+# all unit tests of the host library, in one `cargo test --locked`:
 #
 #   (default)  make host-test: everything, with the quick loom scenarios
 #              (under a second each); the two long ones are #[ignore]d,
@@ -20,12 +19,13 @@
 # does not need `make setup` or a kernel tree.
 #
 # Build output goes to $NSTREE_CACHE/host-target, never into the repo, so
-# a second run only runs the tests. With --tap, FILE gets one TAP line per Rust
-# test ("suite::name"), loom's included, and a comment line per loom
-# scenario with the interleavings it explored. Exits non-zero if anything
-# failed, a build failure included. With --only, just
-# `cargo test CARGO-TEST-ARGS` in the same environment and build directory
-# (no TAP): `--only --no-fail-fast --test cascade`, `--only --doc`, ...
+# a second run only runs the tests. With --tap, FILE gets one TAP line per
+# test ("module::name", the module being the file of rust/host/tests/),
+# loom's included, and a comment line per loom scenario with the
+# interleavings it explored. Exits non-zero if anything failed, a build
+# failure included. With --only, just `cargo test CARGO-TEST-ARGS` in the
+# same environment and build directory (no TAP):
+# `--only --lib -- listns_walk::`, ...
 #
 #   PROPTEST_CASES     cases per property test (default 1024)
 #   PROPTEST_RNG_SEED  seed of every property test (default: random; it is
@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--loom) what=loom; shift ;;
 	--all) what=all; shift ;;
 	--only) shift; only=("$@"); break ;;
-	-h|--help) sed -n '3,49p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (usage: host-test.sh [--loom | --all] [--tap FILE] | --only ARGS...)" ;;
 	esac
 done
@@ -86,7 +86,7 @@ args=(--locked --no-fail-fast)
 case "$what" in
 quick) note="the quick loom scenarios (make loom runs all)" ;;
 all) note="every loom scenario"; args+=(-- --include-ignored) ;;
-loom) note="loom only, every scenario"; args+=(--test loom_cascade -- --include-ignored) ;;
+loom) note="loom only, every scenario"; args+=(--lib -- --include-ignored tests::loom_cascade::) ;;
 esac
 log "cargo test in rust/host, $note (PROPTEST_CASES=$PROPTEST_CASES PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
 t0=$(date +%s%N)
@@ -94,8 +94,9 @@ t0=$(date +%s%N)
 rc=${PIPESTATUS[0]}
 t1=$(date +%s%N)
 
-# "Running tests/foo.rs (...)" or "Running unittests src/lib.rs (...)"
-# names the suite of the "test NAME ... RESULT" lines that follow.
+# "Running unittests src/lib.rs (...)" names the suite of the "test NAME
+# ... RESULT" lines that follow; the tests are "tests::MODULE::NAME" there,
+# and reported as "MODULE::NAME".
 results=$(awk '
 	/^ *Running unittests / { suite = "lib"; next }
 	/^ *Running tests\// {
@@ -107,10 +108,6 @@ results=$(awk '
 		sub(/^test /, "", line)
 		i = index(line, " ... ")
 		name = substr(line, 1, i - 1)
-		# Doctests: "src/../../cascade.rs - cascade::Active (line 264)";
-		# the kernel crate signatures build.rs generates live in OUT_DIR.
-		sub(/^src\/\.\.\/\.\.\//, "rust/", name)
-		sub(/^.*\/out\/kernel_crate\.rs/, "kernel_crate.rs", name)
 		res = substr(line, i + 5)
 		sub(/ - should panic$/, "", name)
 		if (res == "ok") st = "ok"
@@ -119,7 +116,9 @@ results=$(awk '
 		else next
 		reason = res
 		sub(/^ignored,? ?/, "", reason)
-		printf "%s\t%s::%s\t%s\n", st, suite, name, reason
+		if (suite == "lib" && sub(/^tests::/, "", name)) full = name
+		else full = suite "::" name
+		printf "%s\t%s\t%s\n", st, full, reason
 	}' "$out")
 
 n=0 pass=0 fail=0 skip=0 props=0

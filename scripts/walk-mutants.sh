@@ -1,63 +1,83 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # walk-mutants.sh: the power of rust/host/tests/listns_walk.rs (the walk of
-# rust/listns.rs against a model of C's loops): the test runs on versions
-# of the walk that each have a bug, and must fail on every one.
+# rust/listns.rs, Walk::run, against a model of C's loops): the test runs on
+# versions of the walk that each have a bug, and must fail on every one.
 #
-#   0b3921a          the walk before 6acd3fc: asks may_see_all_namespaces()
-#                    with collected ids not yet written (a put_user() fault
-#                    then leaves PF_SUPERPRIV where C leaves none)
-#   6acd3fc          the walk before 9371be8: skips a candidate that is
-#                    going away without the question C asks there
-#   no-ask           the question after the write left out
-#   resume-after     the deferred candidate resumed after, not at
-#   limit            the limit test lets one more id into the batch
-#   no-pause-hold    the pause resumes after a candidate it did not hold
+#   held-resume-wrong  a full batch resumes at the namespace it held, not
+#                      after it: its last id is listed twice
+#   batch-drops-last   a full batch holds its last namespace and drops its
+#                      id: never listed
+#   pause-one-past     the reschedule pause resumes one past the namespace
+#                      it held: the one after it is never looked at
+#   resume-after       the deferred candidate (the capability question,
+#                      asked once the ids are written) resumed after, not at
+#   limit              the limit test lets one more id into the batch
+#   limit-early        the limit test ends the batch one id early
+#   no-ask             the question after the write left out
+#   ask-at-once        the question asked with collected ids not yet
+#                      written (a fault then leaves PF_SUPERPRIV where C
+#                      leaves none)
+#   no-pause-hold      the pause resumes after a candidate it did not hold
+#   deferred-ends      the deferred candidate, going away, ends the walk
+#                      instead of the next one that is not
 #
-# For each: the tests that failed and how many cases differed. Exits
-# non-zero if the current walk fails or if any mutant passes (survives).
-# Build output goes where make host-test's does; each mutant rebuilds the
-# host crate (build.rs takes the walk from NSTREE_WALK_SRC), about 20 s.
+# Each mutant is a textual change of rust/listns.rs in a copy of rust/ and
+# scripts/ (the build cache is make host-test's; each mutant rebuilds the
+# host crate). For each: the tests that failed and how many cases differed.
+# Exits non-zero if the current walk fails or if any mutant passes
+# (survives).
 set -uo pipefail
 S=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$S/.." && pwd)
 . "$S/env.sh"
 W=$(mktemp -d "${TMPDIR:-/tmp}/nstree-walk-mutants.XXXXXX") || exit 1
 trap 'rm -rf "$W"' EXIT
-src=$REPO/rust/listns.rs
+mutants=(held-resume-wrong batch-drops-last pause-one-past resume-after limit limit-early
+	no-ask ask-at-once no-pause-hold deferred-ends)
 
-mutate() { # NAME: writes $W/NAME.rs, a mutant of the current walk
-	local name=$1 out=$W/$1.rs
-	case $name in
-	0b3921a|6acd3fc) git -C "$REPO" show "$name:rust/listns.rs" >"$out" ;;
-	no-ask) perl -0pe 's/if again \{\n(\s*)filter\.ask\(\);/if again {\n$1();/' "$src" >"$out" ;;
-	resume-after) sed 's/cur = if again { Some(here) } else { here.next(&g) };/cur = here.next(\&g);/' "$src" >"$out" ;;
-	limit) sed 's/if ids.len() == out.room() {/if ids.len() > out.room() {/' "$src" >"$out" ;;
-	no-pause-hold) perl -0pe 's/if let Some\(held\) = c\.hold\(\) \{\n(\s*)pause = true;\n(\s*)break Some\(held\);\n(\s*)\}/pause = true;\n$1break c.hold();/' "$src" >"$out" ;;
+mutate() { # NAME DIR: DIR/rust/listns.rs becomes the mutant
+	local f=$2/rust/listns.rs
+	local resume='cur = if again \{ Some\(here\) \} else \{ here\.next\(\) \};'
+	case $1 in
+	held-resume-wrong) perl -0pi -e "s/$resume/cur = if again || !pause { Some(here) } else { here.next() };/" "$f" ;;
+	batch-drops-last) perl -0pi -e 's/Some\(held\) => break Some\(held\),/Some(held) => {\n                                    drop(ids.pop());\n                                    break Some(held);\n                                }/' "$f" ;;
+	pause-one-past) perl -0pi -e "s/$resume/cur = if again { Some(here) } else if pause { here.next().and_then(|n| n.next()) } else { here.next() };/" "$f" ;;
+	resume-after) perl -0pi -e "s/$resume/cur = here.next();/" "$f" ;;
+	limit) perl -0pi -e 's/if ids\.len\(\) == out\.room\(\) \{/if ids.len() > out.room() {/' "$f" ;;
+	limit-early) perl -0pi -e 's/if ids\.len\(\) == out\.room\(\) \{/if ids.len() + 1 == out.room() {/' "$f" ;;
+	no-ask) perl -0pi -e 's/if again \{\n\s*self\.filter\.ask\(\);\n\s*\}/if again {}/' "$f" ;;
+	ask-at-once) perl -0pi -e 's/self\.filter\.wants\(c\.item\(\), ids\.is_empty\(\)\)/self.filter.wants(c.item(), true)/' "$f" ;;
+	no-pause-hold) perl -0pi -e 's/(\n\s*)if let Some\(held\) = c\.hold\(\) \{\n\s*pause = true;\n\s*break Some\(held\);\n\s*\}/$1pause = true;$1break c.hold();/' "$f" ;;
+	deferred-ends) perl -0pi -e 's/let mut from = Some\(c\);\n\s*break loop \{.*?\n\s*\};/break c.hold();/s' "$f" ;;
 	esac
-	if cmp -s "$out" "$src"; then
-		echo "mutant $name: the mutation did not apply" >&2
-		return 1
-	fi
+	! cmp -s "$f" "$REPO/rust/listns.rs"
 }
 
-run() { # SRC LOG: the test on the walk in SRC; its exit status
-	NSTREE_WALK_SRC=$1 "$S/host-test.sh" --only --test listns_walk --no-fail-fast >"$2" 2>&1
+run() { # DIR LOG: the walk test in DIR; its exit status
+	"$1/scripts/host-test.sh" --only --lib --no-fail-fast -- listns_walk:: >"$2" 2>&1
+}
+
+copy() { # DIR: a copy of the sources the host tests build
+	mkdir -p "$1" && cp -a "$REPO/rust" "$REPO/scripts" "$1/"
 }
 
 fail=0
+copy "$W/current"
 log "current walk: rust/listns.rs"
-if run "$src" "$W/current.log"; then
+if run "$W/current" "$W/current.log"; then
 	log "  passes"
 else
-	log "  FAILS (see below)"; cat "$W/current.log"; fail=1
+	log "  FAILS (see below)"; tail -40 "$W/current.log"; fail=1
 fi
-printf '%-14s %-8s %s\n' mutant verdict "failed tests (cases that differ)" >"$W/table"
-for m in 0b3921a 6acd3fc no-ask resume-after limit no-pause-hold; do
-	if ! mutate "$m"; then
-		printf '%-14s %-8s %s\n' "$m" error "mutation did not apply" >>"$W/table"; fail=1; continue
+rm -rf "${W:?}/current"
+printf '%-18s %-8s %s\n' mutant verdict "failed tests (cases that differ)" >"$W/table"
+for m in "${mutants[@]}"; do
+	copy "$W/$m"
+	if ! mutate "$m" "$W/$m"; then
+		printf '%-18s %-8s %s\n' "$m" error "mutation did not apply" >>"$W/table"; fail=1; continue
 	fi
-	if run "$W/$m.rs" "$W/$m.log"; then
+	if run "$W/$m" "$W/$m.log"; then
 		verdict=SURVIVED; fail=1
 	elif grep -q '^test .* FAILED$' "$W/$m.log"; then
 		verdict=caught
@@ -65,10 +85,12 @@ for m in 0b3921a 6acd3fc no-ask resume-after limit no-pause-hold; do
 		verdict=error; fail=1
 	fi
 	# "---- NAME stdout ----" then, in its section, "... N of M cases differ".
-	detail=$(awk '/^---- .* stdout ----$/ { t = $2 }
+	detail=$(awk '/^---- .* stdout ----$/ { t = $2; sub(/^tests::listns_walk::/, "", t) }
 		t && /cases differ/ { match($0, /[0-9]+ of [0-9]+/); printf "%s%s (%s)", sep, t, substr($0, RSTART, RLENGTH); sep = ", "; t = "" }' "$W/$m.log")
-	printf '%-14s %-8s %s\n' "$m" "$verdict" "${detail:-build failed: see the log}" >>"$W/table"
+	printf '%-18s %-8s %s\n' "$m" "$verdict" "${detail:-build failed: see the log}" >>"$W/table"
 	log "mutant $m: $verdict"
+	[ "$verdict" = caught ] || tail -30 "$W/$m.log"
+	rm -rf "${W:?}/$m"
 done
 cat "$W/table"
 exit $fail

@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 
-//! A model `listns()` over a `BTreeMap` of namespaces.
+//! A model of C's `listns()` over a `BTreeMap` of namespaces: what `kernel/nstree.c` does,
+//! one id at a time, with the request rules of [`req`]. The tests run the real `listns()` on the
+//! same namespaces and compare.
 //!
-//! The structure follows `rust/listns.rs` step by step, and every decision
-//! is made by the kernel crate's [`req`] functions: [`req::check_args`],
-//! [`req::check_size`] (in the model of `read_request()`),
-//! [`req::check_request`], [`req::single_type`], [`req::requested`],
-//! [`req::resume_after`] and [`req::may_list`]. The trees are views of the
-//! map: the unified tree holds every namespace, a type tree those of one
-//! type, an owner tree those a user namespace owns.
-//!
-//! Resuming after `ns_id` (Linux 7.3) starts the walk at the namespace
-//! with the smallest id strictly greater than `ns_id` on the walked tree,
-//! active or not, without taking a reference; that first namespace is
-//! filtered like any other, so an inactive or dying one is skipped and the
-//! walk goes on. The call fails with `ENOENT` only if no namespace at all
-//! follows `ns_id` on that tree, even with room for no id; so resuming
-//! after `u64::MAX` is always `ENOENT` (`lookup_ns_id_after()` /
-//! `lookup_ns_owner_after()` in `kernel/nstree.c`,
-//! `TreeRoot::first_after()` in `rust/listns.rs`).
+//! Resuming after `ns_id` starts the walk at the namespace with the smallest id above `ns_id` on
+//! the walked tree, active or not (`lookup_ns_id_after()`), which is filtered like any other; the
+//! call fails with `ENOENT` only if no namespace at all follows `ns_id` on that tree, even with
+//! room for no id.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -26,41 +15,41 @@ use std::ops::Bound;
 use crate::req::{self, ns_type, Errno};
 
 /// `PAGE_SIZE` on x86_64.
-pub const PAGE_SIZE: usize = 4096;
+pub(crate) const PAGE_SIZE: usize = 4096;
 
 /// A namespace as `listns()` sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// `ns_type`.
-    pub ty: u32,
+    pub(crate) ty: u32,
     /// The owning user namespace's id (`None` only for `init_user_ns`).
-    pub owner: Option<u64>,
+    pub(crate) owner: Option<u64>,
     /// Whether the active count is non-zero.
-    pub active: bool,
+    pub(crate) active: bool,
 }
 
 /// All namespaces on the trees, by id.
 #[derive(Clone, Debug, Default)]
-pub struct World {
+pub(crate) struct World {
     /// id -> namespace.
-    pub ns: BTreeMap<u64, Entry>,
+    pub(crate) ns: BTreeMap<u64, Entry>,
 }
 
 /// The calling task.
 #[derive(Clone, Debug)]
-pub struct Caller {
+pub(crate) struct Caller {
     /// `may_see_all_namespaces()`: in the initial pid namespace with
     /// `CAP_SYS_ADMIN` over it.
-    pub see_all: bool,
+    pub(crate) see_all: bool,
     /// The ids of its own namespaces (`is_current_namespace()`).
-    pub current: BTreeSet<u64>,
+    pub(crate) current: BTreeSet<u64>,
     /// The id of its user namespace (`current_user_ns()`).
-    pub user_ns: u64,
+    pub(crate) user_ns: u64,
 }
 
 /// A tree to walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tree {
+pub(crate) enum Tree {
     /// All namespaces.
     Unified,
     /// The namespaces of one type.
@@ -71,7 +60,7 @@ pub enum Tree {
 
 impl World {
     /// Whether namespace `e` is on `tree`.
-    pub fn on_tree(e: &Entry, tree: Tree) -> bool {
+    pub(crate) fn on_tree(e: &Entry, tree: Tree) -> bool {
         match tree {
             Tree::Unified => true,
             Tree::Type(t) => e.ty == t,
@@ -80,16 +69,16 @@ impl World {
     }
 
     /// The namespace on `tree` with the smallest id `> last`, active or
-    /// not (`TreeRoot::first_after()`, `lookup_ns_id_after()`).
-    pub fn first_after(&self, tree: Tree, last: u64) -> Option<(u64, &Entry)> {
+    /// not (`lookup_ns_id_after()`).
+    pub(crate) fn first_after(&self, tree: Tree, last: u64) -> Option<(u64, &Entry)> {
         self.ns
             .range((Bound::Excluded(last), Bound::Unbounded))
             .find(|(_, e)| Self::on_tree(e, tree))
             .map(|(&id, e)| (id, e))
     }
 
-    /// The namespace after `cur` on `tree`, or the first (`next_rcu()`).
-    pub fn next(&self, tree: Tree, cur: Option<u64>) -> Option<u64> {
+    /// The namespace after `cur` on `tree`, or the first.
+    pub(crate) fn next(&self, tree: Tree, cur: Option<u64>) -> Option<u64> {
         let from = cur.map_or(Bound::Unbounded, Bound::Excluded);
         self.ns
             .range((from, Bound::Unbounded))
@@ -103,7 +92,7 @@ impl World {
         self.ns.get(&id).filter(|e| e.active).map(|_| id)
     }
 
-    /// `tree::lookup_rcu()`: the namespace `id` on the tree of `ty`.
+    /// `ns_tree_lookup_rcu()`: the namespace `id` on the tree of `ty`.
     fn lookup(&self, id: u64, ty: u32) -> Option<u64> {
         self.ns.get(&id).filter(|e| e.ty == ty).map(|_| id)
     }
@@ -111,24 +100,24 @@ impl World {
 
 /// `struct ns_id_req`, as user space lays it out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Req {
+pub(crate) struct Req {
     /// `size`.
-    pub size: u32,
+    pub(crate) size: u32,
     /// `spare`.
-    pub spare: u32,
+    pub(crate) spare: u32,
     /// `ns_id`: the last id already listed (0: from the start).
-    pub ns_id: u64,
+    pub(crate) ns_id: u64,
     /// `ns_type`.
-    pub ns_type: u32,
+    pub(crate) ns_type: u32,
     /// `spare2` (not checked).
-    pub spare2: u32,
+    pub(crate) spare2: u32,
     /// `user_ns_id`.
-    pub user_ns_id: u64,
+    pub(crate) user_ns_id: u64,
 }
 
 impl Req {
     /// A version 0 request.
-    pub fn v0(ns_id: u64, ns_type: u32, user_ns_id: u64) -> Req {
+    pub(crate) fn v0(ns_id: u64, ns_type: u32, user_ns_id: u64) -> Req {
         Req {
             size: req::NS_ID_REQ_SIZE_VER0 as u32,
             ns_id,
@@ -139,7 +128,7 @@ impl Req {
     }
 
     /// The 32 bytes of the structure.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(self) -> Vec<u8> {
         let mut b = Vec::with_capacity(req::NS_ID_REQ_SIZE_VER0);
         b.extend_from_slice(&self.size.to_ne_bytes());
         b.extend_from_slice(&self.spare.to_ne_bytes());
@@ -166,19 +155,19 @@ impl Req {
 
 /// The user memory a call sees.
 #[derive(Clone, Copy, Debug)]
-pub struct UserMem<'a> {
+pub(crate) struct UserMem<'a> {
     /// The readable bytes at `req` (a fault after them).
-    pub req: &'a [u8],
+    pub(crate) req: &'a [u8],
     /// Whether `access_ok()` accepts the id buffer.
-    pub ids_ok: bool,
+    pub(crate) ids_ok: bool,
     /// How many ids can be stored before a fault.
-    pub ids_room: usize,
+    pub(crate) ids_room: usize,
 }
 
-/// `read_request()` of `rust/ffi/user.rs`: the size, [`req::check_size`],
+/// `copy_ns_id_req()`: the size, [`req::check_size`],
 /// then `copy_struct_from_user()` (bytes past the known structure must be
 /// zero, `E2BIG`; unreadable bytes are `EFAULT`).
-pub fn read_request(mem: &[u8]) -> Result<Req, Errno> {
+pub(crate) fn read_request(mem: &[u8]) -> Result<Req, Errno> {
     let size = mem.get(..4).ok_or(Errno::Fault)?;
     let usize = u32::from_ne_bytes(size.try_into().unwrap()) as usize;
     req::check_size(usize, PAGE_SIZE)?;
@@ -194,24 +183,13 @@ pub fn read_request(mem: &[u8]) -> Result<Req, Errno> {
     Ok(Req::from_bytes(known))
 }
 
-/// The id buffer (`UserIds`).
+/// The id buffer.
 struct Out {
     ids: Vec<u64>,
     room: usize,
 }
 
 impl Out {
-    /// `UserIds::new()`: `access_ok()` on the whole buffer.
-    fn new(ok: bool, room: usize) -> Result<Out, Errno> {
-        if !ok {
-            return Err(Errno::Fault);
-        }
-        Ok(Out {
-            ids: Vec::new(),
-            room,
-        })
-    }
-
     /// `put_user()`.
     fn push(&mut self, id: u64) -> Result<(), Errno> {
         if self.ids.len() == self.room {
@@ -230,35 +208,54 @@ struct Filter<'a> {
 }
 
 impl Filter<'_> {
-    /// `legitimize()`: requested type, visible to the caller, active.
+    /// `legitimize_ns()`: requested type, visible to the caller, active.
     fn legitimize(&self, world: &World, id: u64) -> Option<u64> {
         let e = &world.ns[&id];
         if !req::requested(self.types, e.ty) {
             return None;
         }
-        if !req::may_list(|| self.caller.current.contains(&id), || self.see_all) {
+        if !self.caller.current.contains(&id) && !self.see_all {
             return None;
         }
         world.get_unless_inactive(id)
     }
 }
 
-/// `ffi::type_root()`.
+/// `ns_tree_from_type()`.
 fn type_root(ty: u32) -> Option<Tree> {
     crate::system::TYPES.contains(&ty).then_some(Tree::Type(ty))
 }
 
 /// `listns(req, ids, nr_ns_ids, flags)` with everything in user memory
-/// described by `mem`; the ids written on success.
-pub fn listns(
+/// described by `mem`: the ids on success, and the ids written, also when it fails.
+pub(crate) fn listns_out(
     world: &World,
     caller: &Caller,
     mem: &UserMem<'_>,
     nr_ns_ids: usize,
     flags: u32,
-) -> Result<Vec<u64>, Errno> {
+) -> (Result<Vec<u64>, Errno>, Vec<u64>) {
+    let mut out = Out {
+        ids: Vec::new(),
+        room: mem.ids_room,
+    };
+    let r = call(world, caller, mem, nr_ns_ids, flags, &mut out);
+    let ids = out.ids;
+    (r.map(|()| ids.clone()), ids)
+}
+
+fn call(
+    world: &World,
+    caller: &Caller,
+    mem: &UserMem<'_>,
+    nr_ns_ids: usize,
+    flags: u32,
+    out: &mut Out,
+) -> Result<(), Errno> {
     req::check_args(nr_ns_ids, flags)?;
-    let mut out = Out::new(mem.ids_ok, mem.ids_room)?;
+    if !mem.ids_ok {
+        return Err(Errno::Fault);
+    }
     let kreq = read_request(mem.req)?;
     let (types, user_ns_id) = (kreq.ns_type, kreq.user_ns_id);
     req::check_request(kreq.spare, types)?;
@@ -286,19 +283,8 @@ pub fn listns(
             None => Tree::Unified,
         }
     };
-    walk(world, tree, resume, &filter, &mut out, nr_ns_ids)?;
-    Ok(out.ids)
-}
-
-/// `listns()` with a version 0 request and valid buffers.
-pub fn listns_req(world: &World, caller: &Caller, r: &Req, nr: usize) -> Result<Vec<u64>, Errno> {
-    let bytes = r.to_bytes();
-    let mem = UserMem {
-        req: &bytes,
-        ids_ok: true,
-        ids_room: usize::MAX,
-    };
-    listns(world, caller, &mem, nr, 0)
+    walk(world, tree, resume, &filter, out, nr_ns_ids)?;
+    Ok(())
 }
 
 /// `walk()`: up to `nr` ids of `tree`, from the first namespace after

@@ -31,13 +31,13 @@ use crate::cascade::{self, ActiveNode};
 use crate::req::ns_type;
 
 /// Ids `1..=NS_LAST_INIT_ID` are the boot-time namespaces.
-pub const NS_LAST_INIT_ID: u64 = 8;
+pub(crate) const NS_LAST_INIT_ID: u64 = 8;
 
 /// `USER_NS_INIT_ID`.
-pub const INIT_USER_NS_ID: u64 = 3;
+pub(crate) const INIT_USER_NS_ID: u64 = 3;
 
 /// The initial namespaces, `enum init_ns_id` of `uapi/linux/nsfs.h`.
-pub const INITIAL: [(u64, u32); 8] = [
+pub(crate) const INITIAL: [(u64, u32); 8] = [
     (1, ns_type::IPC),
     (2, ns_type::UTS),
     (3, ns_type::USER),
@@ -49,7 +49,7 @@ pub const INITIAL: [(u64, u32); 8] = [
 ];
 
 /// Every namespace type.
-pub const TYPES: [u32; 8] = [
+pub(crate) const TYPES: [u32; 8] = [
     ns_type::TIME,
     ns_type::MNT,
     ns_type::CGROUP,
@@ -62,15 +62,15 @@ pub const TYPES: [u32; 8] = [
 
 /// The first id the kernel hands out: `namespace_cookie` starts at
 /// `NS_LAST_INIT_ID + 1` and is incremented before use.
-pub const FIRST_DYNAMIC_ID: u64 = NS_LAST_INIT_ID + 2;
+pub(crate) const FIRST_DYNAMIC_ID: u64 = NS_LAST_INIT_ID + 2;
 
 /// A model `struct ns_common`.
 #[derive(Debug)]
-pub struct ModelNs {
+pub(crate) struct ModelNs {
     /// `ns_id`.
-    pub id: u64,
+    pub(crate) id: u64,
     /// `ns_type`.
-    pub ty: u32,
+    pub(crate) ty: u32,
     /// The owning user namespace (`ops->owner()`), `None` only for
     /// `init_user_ns`. Holding the `Arc` is the model's memory safety; the
     /// modelled plain reference on the owner is `plain`.
@@ -83,7 +83,7 @@ pub struct ModelNs {
 impl ModelNs {
     /// A namespace as `__ns_common_init()` leaves it: one plain reference
     /// (the creator's), active count 0 unless initial (then 1, forever).
-    pub fn new(id: u64, ty: u32, owner: Option<Arc<ModelNs>>) -> Arc<ModelNs> {
+    pub(crate) fn new(id: u64, ty: u32, owner: Option<Arc<ModelNs>>) -> Arc<ModelNs> {
         let initial = id <= NS_LAST_INIT_ID;
         assert!(
             owner.is_some() || id == INIT_USER_NS_ID,
@@ -103,33 +103,28 @@ impl ModelNs {
     }
 
     /// Whether this is `init_user_ns`.
-    pub fn is_init_user_ns(&self) -> bool {
+    pub(crate) fn is_init_user_ns(&self) -> bool {
         self.id == INIT_USER_NS_ID
     }
 
-    /// The owning user namespace (including `init_user_ns`).
-    pub fn owner(&self) -> Option<&Arc<ModelNs>> {
-        self.owner.as_ref()
-    }
-
     /// The active count.
-    pub fn active(&self) -> i32 {
+    pub(crate) fn active(&self) -> i32 {
         self.active.load(SeqCst)
     }
 
     /// The plain count.
-    pub fn plain(&self) -> i32 {
+    pub(crate) fn plain(&self) -> i32 {
         self.plain.load(SeqCst)
     }
 
     /// Whether the namespace has been freed.
-    pub fn is_freed(&self) -> bool {
+    pub(crate) fn is_freed(&self) -> bool {
         self.freed.load(SeqCst)
     }
 
     /// Takes a plain reference, which needs one already held (`ns_ref_get()`
     /// on a namespace the caller reached through a reference).
-    pub fn get_plain(&self) {
+    pub(crate) fn get_plain(&self) {
         assert!(!self.is_freed(), "plain get on freed namespace {}", self.id);
         let prev = self.plain.fetch_add(1, SeqCst);
         assert!(
@@ -140,7 +135,7 @@ impl ModelNs {
     }
 
     /// Drops a plain reference; `true` if it was the last.
-    pub fn put_plain(&self) -> bool {
+    pub(crate) fn put_plain(&self) -> bool {
         assert!(!self.is_freed(), "plain put on freed namespace {}", self.id);
         let prev = self.plain.fetch_sub(1, SeqCst);
         assert!(
@@ -198,6 +193,10 @@ impl ActiveNode for ModelNs {
         self.active()
     }
 
+    fn counted_read(&self) -> i32 {
+        self.plain()
+    }
+
     fn check(&self, ok: bool) {
         assert!(
             ok,
@@ -207,44 +206,9 @@ impl ActiveNode for ModelNs {
     }
 }
 
-/// A counted (plain) reference on a [`ModelNs`], outside a [`System`]:
-/// the model's `NsRef`, for [`cascade::Active`] in tests and examples.
-///
-/// It is taken on top of the reference the namespace was created with, so
-/// dropping it never drops the last one (it panics if it would: freeing is
-/// the [`System`]'s business).
-#[derive(Debug)]
-pub struct PlainRef(Arc<ModelNs>);
-
-impl PlainRef {
-    /// Takes a plain reference on `ns`.
-    pub fn get(ns: &Arc<ModelNs>) -> PlainRef {
-        ns.get_plain();
-        PlainRef(ns.clone())
-    }
-}
-
-impl Drop for PlainRef {
-    fn drop(&mut self) {
-        assert!(
-            !self.0.put_plain(),
-            "a PlainRef dropped the last plain reference of namespace {}",
-            self.0.id
-        );
-    }
-}
-
-impl cascade::Counted for PlainRef {
-    type Node = ModelNs;
-
-    fn node(&self) -> &ModelNs {
-        &self.0
-    }
-}
-
 /// What uses a namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A task (nsproxy or cred): plain and active reference.
     Task,
     /// An open nsfs file: plain and active reference.
@@ -255,20 +219,20 @@ pub enum Kind {
 
 impl Kind {
     /// Whether this user holds an active reference.
-    pub fn is_active(self) -> bool {
+    pub(crate) fn is_active(self) -> bool {
         self != Kind::Plain
     }
 }
 
 /// A user, by the order of its creation.
-pub type HolderId = u64;
+pub(crate) type HolderId = u64;
 
 /// One operation on the system, with its targets chosen by selectors
 /// that [`System::apply`] reduces modulo the current candidates (so any
 /// random sequence is valid). The candidates are ordered so that small
 /// selectors reach the interesting ones: deep chains, inactive namespaces.
 #[derive(Clone, Debug)]
-pub enum Op {
+pub(crate) enum Op {
     /// A task creates a namespace of type `TYPES[ty % 8]` owned by a live
     /// user namespace (`init_user_ns` included), the newest first, and
     /// uses it. With `moves`, a new user namespace replaces the task's old
@@ -297,7 +261,7 @@ pub enum Op {
 
 impl Op {
     /// Whether the operation adds a user (whose release is its inverse).
-    pub fn acquires(&self) -> bool {
+    pub(crate) fn acquires(&self) -> bool {
         match self {
             Op::Create { moves, ty, .. } => !*moves || TYPES[ty % TYPES.len()] != ns_type::USER,
             Op::Enter(_) | Op::Open(_) | Op::Hold(_) => true,
@@ -307,12 +271,12 @@ impl Op {
 }
 
 /// The counts of every namespace ever created: `(active, plain, freed)`.
-pub type Snapshot = Vec<(i32, i32, bool)>;
+pub(crate) type Snapshot = Vec<(i32, i32, bool)>;
 
 /// The whole system: an arena of namespaces (index = handle; freed
 /// namespaces stay, marked) and the users.
 #[derive(Debug)]
-pub struct System {
+pub(crate) struct System {
     nodes: Vec<Arc<ModelNs>>,
     owner_of: Vec<Option<usize>>,
     holders: BTreeMap<HolderId, (Kind, usize)>,
@@ -329,7 +293,7 @@ impl Default for System {
 impl System {
     /// The boot state: the initial namespaces, each with its static plain
     /// reference and the ones its children hold.
-    pub fn new() -> System {
+    pub(crate) fn new() -> System {
         let mut sys = System {
             nodes: Vec::new(),
             owner_of: Vec::new(),
@@ -352,30 +316,30 @@ impl System {
     }
 
     /// The arena index of `init_user_ns`.
-    pub const INIT_USER: usize = 0;
+    pub(crate) const INIT_USER: usize = 0;
 
     /// Every namespace ever created, by arena index.
-    pub fn nodes(&self) -> &[Arc<ModelNs>] {
+    pub(crate) fn nodes(&self) -> &[Arc<ModelNs>] {
         &self.nodes
     }
 
     /// The namespace at arena index `i`.
-    pub fn node(&self, i: usize) -> &Arc<ModelNs> {
+    pub(crate) fn node(&self, i: usize) -> &Arc<ModelNs> {
         &self.nodes[i]
     }
 
     /// The arena index of the owner of namespace `i`.
-    pub fn owner_of(&self, i: usize) -> Option<usize> {
+    pub(crate) fn owner_of(&self, i: usize) -> Option<usize> {
         self.owner_of[i]
     }
 
     /// The live users: id -> (kind, namespace index).
-    pub fn holders(&self) -> &BTreeMap<HolderId, (Kind, usize)> {
+    pub(crate) fn holders(&self) -> &BTreeMap<HolderId, (Kind, usize)> {
         &self.holders
     }
 
     /// Arena indexes of the namespaces not freed.
-    pub fn live(&self) -> Vec<usize> {
+    pub(crate) fn live(&self) -> Vec<usize> {
         (0..self.nodes.len())
             .filter(|&i| !self.nodes[i].is_freed())
             .collect()
@@ -396,7 +360,7 @@ impl System {
 
     /// A task creates a namespace of type `ty` owned by user namespace
     /// `owner`; the task is its first user. Returns (task, namespace).
-    pub fn create(&mut self, owner: usize, ty: u32) -> (HolderId, usize) {
+    pub(crate) fn create(&mut self, owner: usize, ty: u32) -> (HolderId, usize) {
         let o = self.nodes[owner].clone();
         assert_eq!(o.ty, ns_type::USER);
         // The new namespace's plain reference on its owner (get_user_ns()).
@@ -415,7 +379,7 @@ impl System {
     }
 
     /// A new user of kind `kind` on namespace `ns`.
-    pub fn acquire(&mut self, kind: Kind, ns: usize) -> HolderId {
+    pub(crate) fn acquire(&mut self, kind: Kind, ns: usize) -> HolderId {
         let n = &self.nodes[ns];
         n.get_plain();
         if kind.is_active() {
@@ -425,7 +389,7 @@ impl System {
     }
 
     /// User `h` goes away: its active reference first, then its plain one.
-    pub fn release(&mut self, h: HolderId) {
+    pub(crate) fn release(&mut self, h: HolderId) {
         let (kind, ns) = self.holders.remove(&h).expect("no such user");
         if kind.is_active() {
             cascade::put_active(&*self.nodes[ns]);
@@ -450,7 +414,7 @@ impl System {
     }
 
     /// Applies `op`; returns the user it added, if any.
-    pub fn apply(&mut self, op: &Op) -> Option<HolderId> {
+    pub(crate) fn apply(&mut self, op: &Op) -> Option<HolderId> {
         fn pick<T: Copy>(v: &[T], sel: usize) -> Option<T> {
             (!v.is_empty()).then(|| v[sel % v.len()])
         }
@@ -530,7 +494,7 @@ impl System {
     }
 
     /// The counts of every namespace.
-    pub fn snapshot(&self) -> Snapshot {
+    pub(crate) fn snapshot(&self) -> Snapshot {
         self.nodes
             .iter()
             .map(|n| (n.active(), n.plain(), n.is_freed()))
@@ -547,7 +511,7 @@ impl System {
     /// - hence no negative count and active <= plain;
     /// - an active namespace's owner is active;
     /// - a freed namespace has no count, no user, no live child.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
         let n = self.nodes.len();
         let mut active_users = vec![0i32; n];
         let mut users = vec![0i32; n];

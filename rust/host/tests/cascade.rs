@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 
 //! The cascade on fixed scenarios: the diagrams of `kernel/nscommon.c`,
-//! the `Active` guard, and the checks that must fire.
+//! nested gets and puts, and the checks that must fire.
 
 use std::cell::Cell;
 
-use nstree_rs::cascade::{get_active, put_active, Active, ActiveNode};
-use nstree_rs::req::ns_type;
-use nstree_rs::system::{Kind, ModelNs, PlainRef, System};
+use crate::cascade::{get_active, put_active, ActiveNode};
+use crate::req::ns_type;
+use crate::system::{Kind, ModelNs, System};
 
 /// The tree of the `__ns_ref_active_get()` comment:
 /// user_ns2 (owned by init_user_ns) owns ipc_ns, uts_ns and user_ns1;
@@ -149,26 +149,19 @@ fn initial_namespaces_never_counted() {
 }
 
 #[test]
-fn active_guard_gets_and_puts() {
+fn nested_gets_and_puts() {
     let user = ModelNs::new(3, ns_type::USER, None);
     let owner = ModelNs::new(20, ns_type::USER, Some(user.clone()));
     let leaf = ModelNs::new(21, ns_type::UTS, Some(owner.clone()));
-    let p_leaf = PlainRef::get(&leaf);
-    {
-        let a = Active::new(&p_leaf);
-        assert_eq!(a.node().id, 21);
-        assert_eq!(leaf.active(), 1);
-        assert_eq!(owner.active(), 1, "resurrected with the leaf");
-        {
-            let _b = Active::new(&p_leaf);
-            assert_eq!(leaf.active(), 2);
-            assert_eq!(owner.active(), 1);
-        }
-        assert_eq!(leaf.active(), 1);
-        assert_eq!(owner.active(), 1);
-    }
-    assert_eq!(leaf.active(), 0);
-    assert_eq!(owner.active(), 0);
+    get_active(&*leaf);
+    assert_eq!(leaf.active(), 1);
+    assert_eq!(owner.active(), 1, "resurrected with the leaf");
+    get_active(&*leaf);
+    assert_eq!((leaf.active(), owner.active()), (2, 1));
+    put_active(&*leaf);
+    assert_eq!((leaf.active(), owner.active()), (1, 1));
+    put_active(&*leaf);
+    assert_eq!((leaf.active(), owner.active()), (0, 0));
     assert_eq!(user.active(), 1, "init_user_ns never counted");
 }
 
@@ -194,6 +187,8 @@ struct Raw<'a> {
     quick: bool,
     owner: Option<&'a Raw<'a>>,
     active: Cell<i32>,
+    /// The counted reference count.
+    counted: i32,
     warned: Cell<bool>,
 }
 
@@ -219,6 +214,9 @@ impl ActiveNode for Raw<'_> {
     fn active_read(&self) -> i32 {
         self.active.get()
     }
+    fn counted_read(&self) -> i32 {
+        self.counted
+    }
     fn check(&self, ok: bool) {
         if !ok {
             self.warned.set(true);
@@ -232,6 +230,7 @@ fn raw<'a>(initial: bool, owner: Option<&'a Raw<'a>>, active: i32) -> Raw<'a> {
         quick: false,
         owner,
         active: Cell::new(active),
+        counted: 1,
         warned: Cell::new(false),
     }
 }
@@ -275,6 +274,26 @@ fn quick_initial_test_alone_does_not_skip_the_count() {
 }
 
 #[test]
+fn cascade_warns_on_a_last_put_without_a_counted_reference() {
+    // Only the first namespace's: its owners' counted references are held by their children.
+    let owner = Raw {
+        counted: 0,
+        ..raw(false, None, 1)
+    };
+    let ns = raw(false, Some(&owner), 2);
+    put_active(&ns);
+    put_active(&ns);
+    assert!(!owner.warned.get() && !ns.warned.get());
+    assert_eq!((ns.active.get(), owner.active.get()), (0, 0));
+    let ns = Raw {
+        counted: 0,
+        ..raw(false, None, 1)
+    };
+    put_active(&ns);
+    assert!(ns.warned.get(), "the last put needs a counted reference");
+}
+
+#[test]
 fn cascade_warns_on_negative_get() {
     let ns = raw(false, None, -1);
     get_active(&ns);
@@ -307,4 +326,26 @@ fn cascade_walks_a_long_chain_both_ways() {
     assert_eq!(top.active.get(), 0);
     assert_eq!(leaf.active.get(), 0);
     assert!(!leaf.warned.get() && !top.warned.get());
+}
+
+#[test]
+fn cascade_on_the_host_namespaces() {
+    // The host `ns` model's namespaces: `ns_owner()` hides init_user_ns, and the checks hold.
+    use crate::ns::{State, System};
+    let sys = System::new();
+    sys.add(3, ns_type::USER, None, State::Active);
+    sys.add(20, ns_type::USER, Some(3), State::Inactive);
+    sys.add(21, ns_type::NET, Some(20), State::Inactive);
+    let counts = || [21, 20, 3].map(|id| sys.get(id).active_read());
+    get_active(sys.get(21));
+    assert_eq!(counts(), [1, 1, 1]);
+    get_active(sys.get(21));
+    put_active(sys.get(21));
+    assert_eq!(counts(), [1, 1, 1]);
+    put_active(sys.get(21));
+    assert_eq!(counts(), [0, 0, 1]);
+    get_active(sys.get(3));
+    put_active(sys.get(3));
+    assert_eq!(counts(), [0, 0, 1], "init_user_ns is never counted");
+    sys.check_quiescent().unwrap();
 }

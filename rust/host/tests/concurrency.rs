@@ -10,9 +10,9 @@
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use nstree_rs::cascade::{get_active, put_active};
-use nstree_rs::req::ns_type;
-use nstree_rs::system::{HolderId, Kind, ModelNs, Snapshot, System};
+use crate::cascade::{get_active, put_active};
+use crate::req::ns_type;
+use crate::system::{HolderId, Kind, ModelNs, Snapshot, System};
 
 const THREADS: usize = 4;
 const ROUNDS: usize = 200_000;

@@ -5,16 +5,133 @@
 //! `kernel/nstree.c`: pagination, type and owner filters, resumption, and
 //! the errno of each bad argument in the order C checks them.
 
-mod common;
-
 use std::collections::BTreeSet;
+
+use std::cell::RefCell;
 
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-use nstree_rs::listns_model::{listns, listns_req, Caller, Entry, Req, Tree, UserMem, World};
-use nstree_rs::req::{ns_type, Errno, LISTNS_CURRENT_USER, MAX_IDS};
-use nstree_rs::system::{INITIAL, INIT_USER_NS_ID, NS_LAST_INIT_ID, TYPES};
+use kernel::uaccess::{mem, UserPtr};
+
+use super::common;
+use crate::listns_model::{self as model, Caller, Entry, Req, Tree, UserMem, World};
+use crate::ns::{self, Ev, System};
+use crate::req::{ns_type, Errno, LISTNS_CURRENT_USER, MAX_IDS};
+use crate::system::{INITIAL, INIT_USER_NS_ID, NS_LAST_INIT_ID, TYPES};
+
+// ---------------------------------------------------------------------
+// The real listns() next to the model's.
+// ---------------------------------------------------------------------
+
+/// Where the request and the id buffer are; [`KERNEL`] is no user address.
+const REQ: usize = 0x1000_0000;
+const IDS: usize = 0x2000_0000;
+const KERNEL: usize = 0xffff_8000_0000_0000;
+
+thread_local! {
+    static WRITTEN: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+fn on_write(_addr: usize, id: u64, ok: bool) {
+    if ok {
+        WRITTEN.with(|w| w.borrow_mut().push(id));
+    }
+}
+
+/// The namespaces of `w` and the caller `c` in the host model.
+fn system(w: &World, c: &Caller) -> System {
+    let sys = System::new();
+    // Owners first: init_user_ns (3) owns 1 and 2.
+    let mut added = BTreeSet::new();
+    let mut left: Vec<(&u64, &Entry)> = w.ns.iter().collect();
+    while !left.is_empty() {
+        let before = left.len();
+        left.retain(|&(&id, e)| {
+            let ready = e.owner.is_none_or(|o| added.contains(&o));
+            if ready {
+                let st = if e.active {
+                    ns::State::Active
+                } else {
+                    ns::State::Inactive
+                };
+                sys.add(id, e.ty, e.owner, st);
+                added.insert(id);
+            }
+            !ready
+        });
+        assert!(left.len() < before, "owners missing: {left:?}");
+    }
+    for &id in &c.current {
+        sys.set_current(id, true);
+    }
+    sys.set_see_all(c.see_all);
+    sys.set_user_ns(c.user_ns);
+    sys
+}
+
+/// rust/listns.rs's `listns()` on `w` for `c`: its result, the ids it wrote and how many times
+/// it asked `may_see_all()`.
+fn real(
+    w: &World,
+    c: &Caller,
+    m: &UserMem<'_>,
+    nr: usize,
+    flags: u32,
+) -> (kernel::error::Result<u32>, Vec<u64>, usize) {
+    let sys = system(w, c);
+    mem::map(REQ, m.req);
+    // Room up to the fault, and for no more ids than there are namespaces.
+    let slots = m.ids_room.min(nr).min(w.ns.len() + 1);
+    mem::map(IDS, &vec![0; slots * 8]);
+    mem::set_write_hook(Some(on_write));
+    WRITTEN.with(|w| w.borrow_mut().clear());
+    let ids = if m.ids_ok { IDS } else { KERNEL };
+    let r = crate::listns::listns(UserPtr::from_addr(REQ), UserPtr::from_addr(ids), nr, flags);
+    sys.check_quiescent().unwrap();
+    let asks = sys
+        .take_log()
+        .iter()
+        .filter(|e| matches!(e, Ev::Ask(_)))
+        .count();
+    assert!(asks <= 1, "may_see_all() asked {asks} times");
+    (r, WRITTEN.with(|w| w.take()), asks)
+}
+
+/// `listns()`: the model's answer, once the real one agreed with it.
+fn listns(
+    w: &World,
+    c: &Caller,
+    m: &UserMem<'_>,
+    nr: usize,
+    flags: u32,
+) -> Result<Vec<u64>, Errno> {
+    let (want, want_ids) = model::listns_out(w, c, m, nr, flags);
+    let (got, ids, _) = real(w, c, m, nr, flags);
+    let same = match (&want, got) {
+        (Ok(v), Ok(n)) => v.len() == n as usize,
+        (Err(e), Err(k)) => k.to_errno() == -e.to_errno(),
+        _ => false,
+    };
+    assert!(
+        same && ids == want_ids,
+        "listns(nr {nr}, flags {flags:#x}, request {:?}): rust/listns.rs {got:?}, wrote {ids:?}; \
+         the model of C {want:?}, wrote {want_ids:?}",
+        m.req
+    );
+    want
+}
+
+/// [`listns`] with a version 0 request and valid buffers.
+fn listns_req(w: &World, c: &Caller, r: &Req, nr: usize) -> Result<Vec<u64>, Errno> {
+    let bytes = r.to_bytes();
+    let m = UserMem {
+        req: &bytes,
+        ids_ok: true,
+        ids_room: usize::MAX,
+    };
+    listns(w, c, &m, nr, 0)
+}
 
 // ---------------------------------------------------------------------
 // Worlds, callers, requests.
@@ -418,7 +535,7 @@ proptest! {
         let Ok(got) = listns_req(&w, &c, &Req::v0(0, types, uid), MAX_IDS) else {
             return Ok(());
         };
-        let mask = if types == 0 { nstree_rs::req::ns_type::ALL } else { types };
+        let mask = if types == 0 { ns_type::ALL } else { types };
         let mut union = Vec::new();
         for ty in TYPES.iter().filter(|&&t| mask & t != 0) {
             let one = listns_req(&w, &c, &Req::v0(0, *ty, uid), MAX_IDS).unwrap();
@@ -798,4 +915,51 @@ fn fault_while_writing_ids() {
     assert_eq!(listns(&w, &c, &mem(0), 8, 0), Err(Errno::Fault));
     assert_eq!(listns(&w, &c, &mem(0), 0, 0), Ok(vec![]));
     assert_eq!(listns(&w, &c, &mem(3), 3, 0), Ok(vec![1, 2, 3]));
+}
+
+#[test]
+fn capability_asked_only_when_needed() {
+    // Asking marks the task (PF_SUPERPRIV) when it is granted: C asks only for a namespace
+    // that is not one of the caller's own, once; an owner walk asks first, whatever it finds.
+    let w = gappy();
+    let bytes = |uid| Req::v0(0, 0, uid).to_bytes();
+    let asks = |c: &Caller, uid| {
+        let b = bytes(uid);
+        let m = UserMem {
+            req: &b,
+            ids_ok: true,
+            ids_room: usize::MAX,
+        };
+        real(&w, c, &m, 100, 0).2
+    };
+    let own = Caller {
+        see_all: true,
+        current: w.ns.keys().copied().collect(),
+        user_ns: INIT_USER_NS_ID,
+    };
+    assert_eq!(asks(&own, 0), 0);
+    let some = Caller {
+        current: [3, 12].into(),
+        ..own.clone()
+    };
+    assert_eq!(asks(&some, 0), 1);
+    assert_eq!(asks(&own, INIT_USER_NS_ID), 1);
+    assert_eq!(asks(&own, LISTNS_CURRENT_USER), 1);
+    // An owner with nothing to list: asked all the same.
+    let mut w2 = gappy();
+    w2.ns.insert(
+        21,
+        Entry {
+            ty: ns_type::USER,
+            owner: Some(3),
+            active: true,
+        },
+    );
+    let b = bytes(21);
+    let m = UserMem {
+        req: &b,
+        ids_ok: true,
+        ids_room: usize::MAX,
+    };
+    assert_eq!(real(&w2, &own, &m, 100, 0), (Ok(0), vec![], 1));
 }

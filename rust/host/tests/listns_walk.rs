@@ -1,40 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-only
 
-//! The `listns()` walk of rust/listns.rs against a model of C's loops
-//! (`do_listns()`/`do_listns_userns()`, kernel/nstree.c:541-747 of 7.3).
+//! The `listns()` walk of rust/listns.rs (`Walk::run`) against a model of C's loops
+//! (`do_listns()`, `do_listns_userns()` in kernel/nstree.c of 7.3).
 //!
-//! `struct Filter`, `impl Filter` and `fn walk` are the kernel crate's own,
-//! taken from rust/listns.rs by build.rs at every build (`listns_walk.rs`
-//! in `OUT_DIR`), with the batch size and the reschedule interval as const
-//! generic parameters so that short lists cross batch boundaries. What they
-//! call is mocked here: the tree and its cursors, RCU and the tree lock,
-//! counted references (`hold()` fails on a namespace going away), the id
-//! buffer with a fault at a chosen slot, `need_resched()`, and
-//! `may_see_all_namespaces()`, whose every call is logged.
+//! The walk runs on the host model of the namespaces (`crate::ns`): real trees, namespaces that
+//! are active, inactive but still counted, or dying (`hold()` fails), a caller whose
+//! `may_see_all()` answer is set and logged, and a simulated id buffer that faults at a chosen
+//! slot. Small batch sizes and reschedule intervals (`B`, `R`) cross the batch and pause
+//! boundaries on short lists; `need_resched()` answers never, always or every n-th time.
 //!
-//! Each case runs the walk and the model of C on the same list of
-//! namespaces (active; inactive but still counted; going away, which cannot
-//! be held) and compares the result or errno, the ids written, where the
-//! fault hit, whether and after how many written ids the capability was
-//! asked (asking marks the task `PF_SUPERPRIV`), and whether the mark is
-//! set. On the Rust side it also checks that nothing that may sleep runs
-//! inside RCU or the lock, that every reference is dropped once, that no
-//! more than `nr` ids are written, in ascending order, that nothing is
-//! asked or written after a fault, and that the walk ends. The race cases
-//! change the namespaces' states whenever the walk re-enters RCU: there
-//! only the Rust-side invariants are checked.
+//! Each case runs the walk and the model of C on the same namespaces and compares the result
+//! or errno, the ids written, where the fault hit, whether and after how many written ids the
+//! capability was asked (asking marks the task `PF_SUPERPRIV`), and whether the mark is set. On
+//! the Rust side it also checks that nothing that may sleep runs inside RCU or the lock (the
+//! stub panics), that every reference is dropped once, that no more than `nr` ids are written,
+//! in ascending order, that nothing is asked or written after a fault, and that the walk ends.
+//! The race cases change, free and create namespaces whenever the walk enters RCU, looks at a
+//! namespace or holds one: there only the Rust-side invariants are checked.
 //!
-//! `NSTREE_WALK_FULL=1` runs the long versions (about 70 million cases,
-//! a few minutes); scripts/walk-mutants.sh runs this test on earlier
-//! versions of the walk, which it must fail.
-//!
-//! Written by an adversarial reviewer of the walk.
+//! `NSTREE_WALK_FULL=1` runs the long versions (about 70 million cases); scripts/walk-mutants.sh
+//! runs this test on buggy walks, which it must fail.
 
-#![allow(dead_code)]
 use std::cell::RefCell;
-use std::marker::PhantomData;
-use std::mem::MaybeUninit;
-use std::num::NonZeroU64;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use kernel::error::{code::*, Result};
+use kernel::uaccess::{mem, UserPtr, UserSlice, UserSliceWriter};
+
+use crate::listns::{Filter, Listed, Sink, Walk};
+use crate::ns::{self, Ev, System, BY_OWNER, BY_TYPE, UNIFIED};
+use crate::req;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum State {
@@ -42,11 +37,22 @@ enum State {
     A,
     /// active 0, counted > 0: not listed, holdable
     I,
-    /// active 0, counted 0: going away, not listed, not holdable
+    /// active 0, counted 0: dying, not listed, not holdable
     D,
 }
 
-#[derive(Clone, Debug)]
+impl State {
+    fn model(self) -> ns::State {
+        match self {
+            State::A => ns::State::Active,
+            State::I => ns::State::Inactive,
+            State::D => ns::State::Dying,
+        }
+    }
+}
+
+/// A namespace of a case: `ty` is 1, 2 or 4, one of three types ([`flags`]).
+#[derive(Clone, Debug, PartialEq)]
 struct Ns {
     id: u64,
     ty: u32,
@@ -54,17 +60,20 @@ struct Ns {
     st: State,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Ev {
-    Collect(u64),
-    Write(u64),
-    Fault(usize),
-    Ask(bool),
-    Hold(usize),
-    HoldFail(u64),
-    Put(usize),
-    CondResched,
+/// The `CLONE_NEW*` flags of the type bits 1, 2 and 4 of a case.
+fn flags(bits: u32) -> u32 {
+    [req::ns_type::NET, req::ns_type::UTS, req::ns_type::IPC]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| bits & (1 << i) != 0)
+        .fold(0, |a, (_, f)| a | f)
 }
+
+/// The user namespace that owns every namespace of a case, on no tree.
+const OWNER: u64 = 1 << 40;
+
+/// Where the id buffer is.
+const IDS: usize = 0x1000_0000;
 
 #[derive(Clone, Copy, Debug)]
 enum Resched {
@@ -73,419 +82,103 @@ enum Resched {
     Every(u32),
 }
 
-#[derive(Default)]
-struct St {
-    list: Vec<Ns>,
-    rcu: i32,
-    lock: i32,
-    refs: Vec<i64>,
-    see_all_val: bool,
-    resched: Option<Resched>,
-    resched_calls: u32,
-    fault_at: Option<usize>,
-    written: usize,
-    log: Vec<Ev>,
-    errs: Vec<String>,
-    steps: u64,
-    step_limit: u64,
-    // race mode: states change whenever RCU is (re)entered, and an active
-    // namespace may die right after its active count was read
-    race: Option<u64>,
-}
-thread_local!(static S: RefCell<St> = RefCell::new(St::default()));
-fn st<R>(f: impl FnOnce(&mut St) -> R) -> R {
-    S.with(|s| f(&mut s.borrow_mut()))
-}
-fn err(m: &str) {
-    st(|s| s.errs.push(m.to_string()));
-}
-fn may_sleep(what: &str) {
-    if st(|s| s.rcu != 0 || s.lock != 0) {
-        err(&format!("{what} inside rcu/lock"));
-    }
-}
-fn rnd(s: &mut St) -> u64 {
-    let x = s.race.as_mut().unwrap();
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}
-fn race_step(s: &mut St) {
-    if s.race.is_none() {
-        return;
-    }
-    for i in 0..s.list.len() {
-        let r = rnd(s) % 16;
-        let st_ = s.list[i].st;
-        s.list[i].st = match (st_, r) {
-            (State::A, 0) => State::I,
-            (State::I, 1) if s.refs[i] == 0 => State::D,
-            (State::A, 2) if s.refs[i] == 0 => State::D,
-            (x, _) => x,
-        };
-    }
+thread_local! {
+    static RESCHED: RefCell<(Resched, u32)> = const { RefCell::new((Resched::Never, 0)) };
 }
 
-#[derive(Debug, PartialEq, Clone, Copy)]
-pub enum E {
-    NoEnt,
-    Fault,
-}
-type Result<T = ()> = std::result::Result<T, E>;
-mod code {
-    pub use super::E::{Fault as EFAULT, NoEnt as ENOENT};
-}
-type Listed = u32;
-
-pub struct Guard(());
-mod rcu {
-    pub fn read_lock() -> super::Guard {
-        super::st(|s| {
-            s.rcu += 1;
-            super::race_step(s);
-        });
-        super::Guard(())
-    }
-}
-impl Drop for Guard {
-    fn drop(&mut self) {
-        st(|s| s.rcu -= 1);
-    }
-}
-mod ffi {
-    use super::*;
-    pub struct ReadGuard(());
-    impl ReadGuard {
-        pub fn lock() -> ReadGuard {
-            st(|s| s.lock += 1);
-            ReadGuard(())
+fn need_resched() -> bool {
+    RESCHED.with(|r| {
+        let (policy, calls) = &mut *r.borrow_mut();
+        *calls += 1;
+        match *policy {
+            Resched::Never => false,
+            Resched::Always => true,
+            Resched::Every(n) => *calls % n == 0,
         }
-    }
-    impl Drop for ReadGuard {
-        fn drop(&mut self) {
-            st(|s| s.lock -= 1);
-        }
-    }
-    pub fn need_resched() -> bool {
-        st(|s| {
-            s.resched_calls += 1;
-            match s.resched.unwrap() {
-                Resched::Never => false,
-                Resched::Always => true,
-                Resched::Every(n) => s.resched_calls % n == 0,
-            }
-        })
-    }
-    pub fn cond_resched() {
-        may_sleep("cond_resched");
-        st(|s| s.log.push(Ev::CondResched));
-    }
-    pub fn may_see_all() -> bool {
-        st(|s| {
-            let v = s.see_all_val;
-            s.log.push(Ev::Ask(v));
-            v
-        })
-    }
-}
-// The pure rules are the kernel crate's own (rust/req.rs).
-use nstree_rs::req;
-
-fn step() {
-    st(|s| {
-        s.steps += 1;
-        if s.steps > s.step_limit {
-            s.errs.push("step limit: walk does not end".into());
-        }
-    });
-    if st(|s| s.steps > s.step_limit) {
-        panic!("step limit");
-    }
-}
-fn in_rcu(what: &str) {
-    if st(|s| s.rcu == 0) {
-        err(&format!("{what} outside rcu"));
-    }
-}
-
-#[derive(Clone, Copy)]
-pub struct NsCommon {
-    i: usize,
-}
-impl NsCommon {
-    fn id(&self) -> u64 {
-        in_rcu("id");
-        st(|s| {
-            let id = s.list[self.i].id;
-            s.log.push(Ev::Collect(id));
-            id
-        })
-    }
-    fn ns_type(&self) -> u32 {
-        in_rcu("ns_type");
-        st(|s| s.list[self.i].ty)
-    }
-    fn is_current(&self) -> bool {
-        st(|s| s.list[self.i].current)
-    }
-    fn active_read(&self) -> i32 {
-        in_rcu("active_read");
-        st(|s| {
-            let a = s.list[self.i].st == State::A;
-            // race: dies right after the read (if nobody holds it)
-            if a && s.race.is_some() && s.refs[self.i] == 0 && rnd(s) % 8 == 0 {
-                s.list[self.i].st = State::D;
-            }
-            a as i32
-        })
-    }
-}
-
-pub trait TreeKind {}
-pub struct Unified;
-impl TreeKind for Unified {}
-pub struct TreeRoot<K: TreeKind>(PhantomData<K>);
-
-#[derive(Clone, Copy)]
-pub struct Cursor<'r, 'g, K: TreeKind> {
-    root: &'r TreeRoot<K>,
-    i: usize,
-    nsc: NsCommon,
-    _g: PhantomData<&'g Guard>,
-}
-impl<'r, 'g, K: TreeKind> Cursor<'r, 'g, K> {
-    fn ns(&self) -> &NsCommon {
-        in_rcu("ns");
-        step();
-        &self.nsc
-    }
-    fn next(&self, _g: &'g Guard) -> Option<Cursor<'r, 'g, K>> {
-        in_rcu("next");
-        step();
-        let n = st(|s| s.list.len());
-        (self.i + 1 < n).then(|| Cursor {
-            root: self.root,
-            i: self.i + 1,
-            nsc: NsCommon { i: self.i + 1 },
-            _g: PhantomData,
-        })
-    }
-    fn hold(&self) -> Option<Held<'r, K>> {
-        in_rcu("hold");
-        let ok = st(|s| {
-            if s.list[self.i].st == State::D {
-                let id = s.list[self.i].id;
-                s.log.push(Ev::HoldFail(id));
-                return false;
-            }
-            s.refs[self.i] += 1;
-            s.log.push(Ev::Hold(self.i));
-            true
-        });
-        ok.then(|| Held {
-            root: self.root,
-            i: self.i,
-        })
-    }
-}
-pub struct Held<'r, K: TreeKind> {
-    root: &'r TreeRoot<K>,
-    i: usize,
-}
-impl<'r, K: TreeKind> Drop for Held<'r, K> {
-    fn drop(&mut self) {
-        may_sleep("ops->put");
-        st(|s| {
-            s.refs[self.i] -= 1;
-            if s.refs[self.i] < 0 {
-                s.errs.push("put twice".into());
-            }
-            s.log.push(Ev::Put(self.i));
-        });
-    }
-}
-impl<'r, K: TreeKind> Held<'r, K> {
-    fn resume<'g>(&'g self, _g: &'g Guard) -> Cursor<'r, 'g, K> {
-        in_rcu("resume");
-        Cursor {
-            root: self.root,
-            i: self.i,
-            nsc: NsCommon { i: self.i },
-            _g: PhantomData,
-        }
-    }
-}
-impl<K: TreeKind> TreeRoot<K> {
-    fn first<'g>(&self, _g: &'g Guard) -> Option<Cursor<'_, 'g, K>> {
-        (st(|s| s.list.len()) > 0).then(|| Cursor {
-            root: self,
-            i: 0,
-            nsc: NsCommon { i: 0 },
-            _g: PhantomData,
-        })
-    }
-    fn first_after<'g>(
-        &self,
-        id: u64,
-        _g: &'g Guard,
-        _r: &ffi::ReadGuard,
-    ) -> Option<Cursor<'_, 'g, K>> {
-        st(|s| s.list.iter().position(|n| n.id > id)).map(|i| Cursor {
-            root: self,
-            i,
-            nsc: NsCommon { i },
-            _g: PhantomData,
-        })
-    }
-}
-
-/// put_user() at the next slot; false on a fault
-fn put_user(id: u64) -> bool {
-    may_sleep("put_user");
-    st(|s| {
-        if s.fault_at == Some(s.written) {
-            s.log.push(Ev::Fault(s.written));
-            return false;
-        }
-        s.written += 1;
-        s.log.push(Ev::Write(id));
-        true
     })
 }
 
-pub struct UserIds {
-    room: usize,
+fn cond_resched() {
+    ns::log(Ev::CondResched);
 }
-impl UserIds {
+
+fn on_write(addr: usize, id: u64, ok: bool) {
+    ns::log(if ok {
+        Ev::Write(id)
+    } else {
+        Ev::Fault((addr - IDS) / 8)
+    });
+}
+
+/// The id buffer, as rust/listns.rs's `UserIds`.
+struct Ids(UserSliceWriter);
+
+impl Sink for Ids {
     fn room(&self) -> usize {
-        self.room
+        self.0.len() / 8
     }
-    // as rust/ffi/user.rs push_all()
-    fn push_all(&mut self, ids: &[u64], g: Guard) -> Result {
-        drop(g);
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let n = ids.len().min(self.room);
-        let mut done = 0;
-        for &id in &ids[..n] {
-            if !put_user(id) {
-                break;
-            }
-            done += 1;
-        }
-        self.room -= done;
-        if done < ids.len() {
-            return Err(code::EFAULT);
-        }
-        Ok(())
-    }
-}
-pub struct IdBuf<const N: usize>([MaybeUninit<u64>; N]);
-impl<const N: usize> IdBuf<N> {
-    fn new() -> Self {
-        IdBuf([MaybeUninit::uninit(); N])
-    }
-}
-pub struct IdBatch<'b, const N: usize> {
-    ids: &'b mut [MaybeUninit<u64>; N],
-    len: usize,
-}
-impl<'b, const N: usize> IdBatch<'b, N> {
-    fn new(buf: &'b mut IdBuf<N>) -> Self {
-        IdBatch {
-            ids: &mut buf.0,
-            len: 0,
-        }
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn push(&mut self, id: u64) -> bool {
-        let Some(slot) = self.ids.get_mut(self.len) else {
-            err("push into full batch");
-            return false;
-        };
-        slot.write(id);
-        self.len += 1;
-        true
-    }
-    fn pop(&mut self) {
-        self.len = self.len.saturating_sub(1);
-    }
-    fn clear(&mut self) {
-        self.len = 0;
-    }
-    fn as_slice(&self) -> &[u64] {
-        unsafe { std::slice::from_raw_parts(self.ids.as_ptr().cast::<u64>(), self.len) }
+
+    fn write(&mut self, ids: &[u64]) -> Result {
+        ids.iter().try_for_each(|&id| self.0.write_scalar(id))
     }
 }
 
-include!(concat!(env!("OUT_DIR"), "/listns_walk.rs"));
+fn ids_writer(nr: usize) -> UserSliceWriter {
+    UserSlice::new(UserPtr::from_addr(IDS), nr * 8).writer()
+}
 
-/// `listns()` from the owner's capability question on, as rust/listns.rs
-/// (a copy: only `Filter` and `walk()` are taken from the file).
-fn rust_listns<const B: usize, const R: usize>(
-    nr: usize,
-    last: u64,
-    types: u32,
-    owner: bool,
-) -> Result<Listed> {
-    let out = UserIds { room: nr };
-    let mut filter = Filter {
-        types,
-        see_all: None,
+/// The walk as `listns()` starts it, from the owner's capability question on.
+fn rust_listns<const B: usize, const R: usize>(c: &Case, sys: &System) -> Result<Listed> {
+    let types = flags(c.types);
+    let mut out = Ids(ids_writer(c.nr));
+    let mut walk = Walk {
+        filter: Filter {
+            types,
+            see_all: None,
+        },
+        resume: req::resume_after(c.last),
+        pause: kernel::task::need_resched,
     };
-    let resume = NonZeroU64::new(last);
-    let nothing = nr == 0 && resume.is_none();
-    let root = TreeRoot::<Unified>(PhantomData);
-    if owner {
-        filter.see_all = Some(ffi::may_see_all());
-        if nothing {
-            return Ok(0);
-        }
-        return walk::<Unified, B, R>(&root, resume, filter, out);
+    if c.owner {
+        // `owned_by()`: C asks first, once.
+        walk.filter.see_all = Some(ns::may_see_all());
+        return walk.run::<BY_OWNER, _, B, R>(sys.get(OWNER).owned(), &mut out);
     }
-    if nothing {
-        return Ok(0);
+    match req::single_type(types) {
+        Some(ty) => walk.run::<BY_TYPE, _, B, R>(ns::type_tree(ty).unwrap(), &mut out),
+        None => walk.run::<UNIFIED, _, B, R>(ns::unified(), &mut out),
     }
-    walk::<Unified, B, R>(&root, resume, filter, out)
 }
 
-/// C: do_listns_userns() / do_listns(), kernel/nstree.c:541-747
-fn c_listns(nr: usize, last: u64, types: u32, owner: bool) -> Result<Listed> {
-    let list = st(|s| s.list.clone());
+/// C: `do_listns_userns()`, `do_listns()`.
+fn c_listns(c: &Case) -> Result<Listed> {
+    let list = walked(c);
+    let types = flags(c.types);
+    let mut out = ids_writer(c.nr);
     let mut userns_capable = false;
-    if owner {
-        userns_capable = ffi::may_see_all();
+    if c.owner {
+        userns_capable = ns::may_see_all();
     }
-    let start = if last != 0 {
-        match list.iter().position(|n| n.id > last) {
+    let start = if c.last != 0 {
+        match list.iter().position(|n| n.id > c.last) {
             Some(i) => i,
-            None => return Err(E::NoEnt),
+            None => return Err(ENOENT),
         }
     } else {
         0
     };
-    let mut nr = nr;
-    let mut ret = 0usize;
+    let mut nr = c.nr;
+    let mut ret: Listed = 0;
     for n in &list[start..] {
         if nr == 0 {
             break;
         }
         // legitimize_ns()
-        if !req::requested(types, n.ty) {
+        if !req::requested(types, flags(n.ty)) {
             continue;
         }
         // may_list_ns()
-        let ok = if owner && userns_capable {
-            true
-        } else if n.current {
-            true
-        } else {
-            ffi::may_see_all()
-        };
+        let ok = (c.owner && userns_capable) || n.current || ns::may_see_all();
         if !ok {
             continue;
         }
@@ -493,13 +186,11 @@ fn c_listns(nr: usize, last: u64, types: u32, owner: bool) -> Result<Listed> {
         if n.st != State::A {
             continue;
         }
-        if !put_user(n.id) {
-            return Err(E::Fault);
-        }
+        out.write_scalar(n.id)?;
         nr -= 1;
         ret += 1;
     }
-    Ok(ret as Listed)
+    Ok(ret)
 }
 
 #[derive(Clone, Debug)]
@@ -516,19 +207,35 @@ struct Case {
     race: Option<u64>,
 }
 
-fn setup(c: &Case, list: Vec<Ns>) {
-    st(|s| {
-        *s = St {
-            refs: vec![0; list.len()],
-            step_limit: 20 * (list.len() as u64 + 1) + 200,
-            list,
-            see_all_val: c.see,
-            resched: Some(c.resched),
-            fault_at: c.fault,
-            race: c.race,
-            ..Default::default()
-        }
-    });
+/// The namespaces of `list` on their trees, all owned by [`OWNER`].
+fn build(list: &[Ns]) -> System {
+    let sys = System::new();
+    sys.make(OWNER, req::ns_type::USER, None, ns::State::Active);
+    for n in list {
+        sys.add(n.id, flags(n.ty), Some(OWNER), n.st.model());
+        sys.set_current(n.id, n.current);
+    }
+    sys
+}
+
+/// Sets `sys` up for a run of `c`.
+fn setup(c: &Case, sys: &System) {
+    for n in &c.list {
+        sys.set_state(n.id, n.st.model());
+    }
+    sys.set_see_all(c.see);
+    sys.set_step_limit(20 * (c.list.len() as u64 + 1) + 200);
+    sys.set_race(c.race);
+    sys.take_log();
+    mem::reset();
+    // Room for the ids up to the fault, and for no more than the list has.
+    let slots =
+        c.nr.min(c.fault.unwrap_or(usize::MAX))
+            .min(c.list.len() + 2);
+    mem::map(IDS, &vec![0; slots * 8]);
+    mem::set_write_hook(Some(on_write));
+    kernel::task::set_hooks(Some(need_resched), Some(cond_resched));
+    RESCHED.with(|r| *r.borrow_mut() = (c.resched, 0));
 }
 
 /// The list the walk runs on: the type's tree for a single type (not for
@@ -545,31 +252,33 @@ fn walked(c: &Case) -> Vec<Ns> {
     }
 }
 
-fn run_rust(c: &Case) -> (Result<Listed>, Vec<Ev>, Vec<String>) {
-    setup(c, walked(c));
-    let (nr, last, types, owner) = (c.nr, c.last, c.types, c.owner);
-    let r = std::panic::catch_unwind(|| match c.br {
-        (64, 256) => rust_listns::<64, 256>(nr, last, types, owner),
-        (1, 1) => rust_listns::<1, 1>(nr, last, types, owner),
-        (2, 1) => rust_listns::<2, 1>(nr, last, types, owner),
-        (2, 2) => rust_listns::<2, 2>(nr, last, types, owner),
-        (3, 1) => rust_listns::<3, 1>(nr, last, types, owner),
-        (3, 2) => rust_listns::<3, 2>(nr, last, types, owner),
-        (4, 3) => rust_listns::<4, 3>(nr, last, types, owner),
+fn run_rust(c: &Case, sys: &System) -> (Result<Listed>, Vec<Ev>, Vec<String>) {
+    setup(c, sys);
+    let r = catch_unwind(AssertUnwindSafe(|| match c.br {
+        (64, 256) => rust_listns::<64, 256>(c, sys),
+        (1, 1) => rust_listns::<1, 1>(c, sys),
+        (2, 1) => rust_listns::<2, 1>(c, sys),
+        (2, 2) => rust_listns::<2, 2>(c, sys),
+        (3, 1) => rust_listns::<3, 1>(c, sys),
+        (3, 2) => rust_listns::<3, 2>(c, sys),
+        (4, 3) => rust_listns::<4, 3>(c, sys),
         _ => unreachable!(),
+    }));
+    sys.set_race(None);
+    let mut errs = vec![];
+    let r = r.unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| p.downcast_ref::<&str>().copied())
+            .unwrap_or("?");
+        errs.push(format!("panic: {msg}"));
+        Err(EINVAL)
     });
-    let r = r.unwrap_or(Err(E::NoEnt));
-    let mut errs = st(|s| {
-        let mut e = s.errs.clone();
-        if s.rcu != 0 || s.lock != 0 {
-            e.push(format!("rcu {} lock {} at exit", s.rcu, s.lock));
-        }
-        if s.refs.iter().any(|&r| r != 0) {
-            e.push(format!("refs at exit {:?}", s.refs));
-        }
-        e
-    });
-    let log = st(|s| s.log.clone());
+    if let Err(e) = sys.check_quiescent() {
+        errs.push(e);
+    }
+    let log = sys.take_log();
     // no more ids written than nr
     let w = log.iter().filter(|e| matches!(e, Ev::Write(_))).count();
     if w > c.nr {
@@ -613,13 +322,19 @@ fn run_rust(c: &Case) -> (Result<Listed>, Vec<Ev>, Vec<String>) {
             }
         }
     }
+    // a pause is traced at a held namespace, then cond_resched()
+    for (k, e) in log.iter().enumerate() {
+        if matches!(e, Ev::CondResched) && (k == 0 || !matches!(log[k - 1], Ev::Pause(_))) {
+            errs.push("cond_resched() without a traced pause".into());
+        }
+    }
     (r, log, errs)
 }
 
-fn run_c(c: &Case) -> (Result<Listed>, Vec<Ev>) {
-    setup(c, walked(c));
-    let r = c_listns(c.nr, c.last, c.types, c.owner);
-    (r, st(|s| s.log.clone()))
+fn run_c(c: &Case, sys: &System) -> (Result<Listed>, Vec<Ev>) {
+    setup(c, sys);
+    let r = c_listns(c);
+    (r, sys.take_log())
 }
 
 /// Written count at each ask, writes, fault
@@ -647,13 +362,25 @@ struct Stats {
     deferred: u64,
     pauses: u64,
     faults: u64,
+    /// Cases in which namespaces were freed or created under the walk.
+    raced: u64,
 }
 
-fn check(c: &Case, stats: &mut Stats) {
+fn check(c: &Case, cache: &mut Option<(Vec<Ns>, System)>, stats: &mut Stats) {
     stats.cases += 1;
-    let (rr, rlog, mut errs) = run_rust(c);
+    // A system per list, reused while the list is the same; a fresh one for a race.
+    if c.race.is_some() || cache.as_ref().is_none_or(|(l, _)| *l != c.list) {
+        *cache = None;
+        *cache = Some((c.list.clone(), build(&c.list)));
+    }
+    let sys = &cache.as_ref().unwrap().1;
+    let before = c.race.map(|_| sys.listed());
+    let (rr, rlog, mut errs) = run_rust(c, sys);
+    if before.is_some_and(|b| sys.listed() != b) {
+        stats.raced += 1;
+    }
     if c.race.is_none() {
-        let (cr, clog) = run_c(c);
+        let (cr, clog) = run_c(c, sys);
         let (ca, cw, cf) = summary(&clog);
         let (ra, rw, rf) = summary(&rlog);
         if cr != rr {
@@ -748,6 +475,7 @@ fn small_lists(maxlen: usize) -> Vec<Vec<Ns>> {
 
 fn main_body(mode: &str, full: bool) -> Stats {
     let mut stats = Stats::default();
+    let mut cache = None;
     let brs = [(1, 1), (2, 1), (2, 2), (3, 1), (3, 2), (4, 3), (64, 256)];
     if mode == "small" {
         // exhaustive: every list of up to 3 namespaces (2 types, own or not,
@@ -769,7 +497,7 @@ fn main_body(mode: &str, full: bool) -> Stats {
                                 for fault in [None, Some(0), Some(1), Some(2)] {
                                     for resched in [Resched::Never, Resched::Always] {
                                         for br in brs {
-                                            if fault.map_or(false, |f| f > n) {
+                                            if fault.is_some_and(|f| f > n) {
                                                 continue;
                                             }
                                             let c = Case {
@@ -784,7 +512,7 @@ fn main_body(mode: &str, full: bool) -> Stats {
                                                 br,
                                                 race: None,
                                             };
-                                            check(&c, &mut stats);
+                                            check(&c, &mut cache, &mut stats);
                                         }
                                     }
                                 }
@@ -847,7 +575,7 @@ fn main_body(mode: &str, full: bool) -> Stats {
                 br: rng.pick(&brs[..6]),
                 race: None,
             };
-            check(&c, &mut stats);
+            check(&c, &mut cache, &mut stats);
         }
         println!(
             "medium: cases={} fails={} later_ask={}",
@@ -942,7 +670,7 @@ fn main_body(mode: &str, full: bool) -> Stats {
                                                 br: (64, 256),
                                                 race: None,
                                             };
-                                            check(&c, &mut stats);
+                                            check(&c, &mut cache, &mut stats);
                                         }
                                     }
                                 }
@@ -1005,7 +733,7 @@ fn main_body(mode: &str, full: bool) -> Stats {
                 br: (64, 256),
                 race: None,
             };
-            check(&c, &mut stats);
+            check(&c, &mut cache, &mut stats);
         }
         println!(
             "large-random: cases={} fails={} later_ask={}",
@@ -1049,9 +777,14 @@ fn main_body(mode: &str, full: bool) -> Stats {
                 br: rng.pick(&brs),
                 race: Some(rng.next() | 1),
             };
-            check(&c, &mut stats);
+            check(&c, &mut cache, &mut stats);
         }
-        println!("race: cases={} fails={}", stats.cases - before, stats.fails);
+        println!(
+            "race: cases={} fails={} raced={}",
+            stats.cases - before,
+            stats.fails,
+            stats.raced
+        );
     }
     println!(
         "TOTAL cases={} fails={} later_ask={} c_asked={} deferred={} pauses={} faults={}",
@@ -1082,6 +815,10 @@ fn run(mode: &str) {
     assert!(
         s.deferred > 0 && s.pauses > 0,
         "{mode}: no deferred question or no pause"
+    );
+    assert!(
+        mode != "race" || s.raced > 0,
+        "race: no namespace freed or created"
     );
     if mode != "race" {
         assert!(

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 
-//! The kernel's active-reference cascade (`rust/cascade.rs`: [`cascade`],
+//! The kernel's active-reference cascade (`rust/cascade.rs`: `cascade()`,
 //! [`get_active`], [`put_active`]), model-checked with loom: every
 //! interleaving of a few threads that put the last active reference of a
 //! leaf namespace or resurrect an inactive one (`SIOCGSKNS`, opening an
@@ -31,21 +31,20 @@
 //! `scenario<TAB>interleavings<TAB>seconds<TAB>bound` there (bound `-` for
 //! none).
 //!
-//! Quick and long scenarios: `make host-test` runs the six that take
-//! under a second each; the two long ones (tens of seconds, over 90,000
-//! interleavings each) are `#[ignore]`d there and run by `make loom`
-//! (`--include-ignored`), which `make test` runs too.
+//! Quick and long scenarios: the six that take under a second each run by
+//! default; the two long ones (tens of seconds, over 90,000 interleavings
+//! each) are `#[ignore]`d, and run with `--include-ignored`
+//! (`scripts/host-test.sh --loom` or `--all`).
 //!
 //! A cap on every scenario: each one knows how many interleavings the
 //! correct cascade needs, and fails at once, saying so, when it explores
 //! more than [`CAP_FACTOR`] times that. A cascade that does more atomic
-//! steps than it should (exercise 1 of docs/walkthrough.md, which walks
+//! steps than it should (one that walks
 //! the owner chain to the top every time) makes the interleavings grow
 //! exponentially: without the cap, `same_leaf_two_threads` runs for more
 //! than ten minutes; with it, it fails in seconds. `NSTREE_LOOM_NO_CAP=1`
 //! lifts the cap.
 //!
-//! [`cascade`]: nstree_rs::cascade::cascade
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -57,7 +56,7 @@ use loom::sync::atomic::Ordering::{Relaxed, SeqCst};
 use loom::sync::Arc;
 use loom::thread;
 
-use nstree_rs::cascade::{get_active, put_active, ActiveNode};
+use crate::cascade::{get_active, put_active, ActiveNode};
 
 /// A namespace: a name, its owner and the active count.
 struct Node {
@@ -123,6 +122,11 @@ impl ActiveNode for Node {
 
     fn active_read(&self) -> i32 {
         self.active.load(Relaxed)
+    }
+
+    fn counted_read(&self) -> i32 {
+        // Every put is by a holder, whose counted reference outlives it.
+        1
     }
 
     fn check(&self, ok: bool) {
@@ -289,7 +293,7 @@ fn explore_with(
     // A larger preemption bound explores more: no cap then.
     let cap = (std::env::var_os("NSTREE_LOOM_NO_CAP").is_none()
         && (sc.exhaustive || bound == Some(4)))
-        .then_some(sc.expected * CAP_FACTOR);
+    .then_some(sc.expected * CAP_FACTOR);
     let t0 = Instant::now();
     builder.check(move || {
         let iter = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -298,7 +302,7 @@ fn explore_with(
                 iter <= cap,
                 "{}: more than {cap} interleavings ({CAP_FACTOR} x the {} that the \
                  cascade in rust/cascade.rs needs): it does more atomic steps than it \
-                 should (did you edit cascade()? see exercise 1 of docs/walkthrough.md); \
+                 should (did you edit cascade()?); \
                  NSTREE_LOOM_NO_CAP=1 explores them all, which may take hours",
                 sc.name,
                 sc.expected
@@ -429,7 +433,7 @@ fn last_put_races_resurrect_and_put() {
 /// child), the resurrection of the inactive sibling `b` (which keeps u3
 /// up, or brings it back), and the last put of `c` (u2's other child).
 #[test]
-#[ignore = "long: make loom runs it"]
+#[ignore = "long: host-test.sh --loom runs it"]
 fn put_resurrect_put_across_the_chain() {
     static SC: Scenario = Scenario {
         name: "put_resurrect_put_across_the_chain",
@@ -460,7 +464,7 @@ fn dead_chain_resurrected_from_three_leaves() {
 /// drops the last reference of `c`: the 0 <-> 1 transitions of `a`, u3,
 /// u2 and u1 race all the way up.
 #[test]
-#[ignore = "long: make loom runs it"]
+#[ignore = "long: host-test.sh --loom runs it"]
 fn same_leaf_resurrected_and_killed_twice() {
     static SC: Scenario = Scenario {
         name: "same_leaf_resurrected_and_killed_twice",

@@ -5,9 +5,9 @@
 //! defines): ENOENT 2, E2BIG 7, EFAULT 14, EINVAL 22, EOVERFLOW 75,
 //! EOPNOTSUPP 95.
 
-use nstree_rs::req::{
-    check_args, check_request, check_size, may_list, ns_type, requested, resume_after, single_type,
-    Errno, LISTNS_CURRENT_USER, MAX_IDS, NS_ID_REQ_SIZE_VER0,
+use crate::req::{
+    check_args, check_request, check_size, ns_type, requested, resume_after, single_type, Errno,
+    LISTNS_CURRENT_USER, MAX_IDS, NS_ID_REQ_SIZE_VER0,
 };
 
 const PAGE: usize = 4096;
@@ -176,14 +176,20 @@ fn resume_after_is_strict_and_never_wraps() {
 }
 
 #[test]
-fn may_list_truth_table() {
-    assert!(may_list(|| true, || true));
-    assert!(may_list(|| true, || false));
-    assert!(may_list(|| false, || true));
-    assert!(!may_list(|| false, || false));
-    // One of the caller's own: the capability is not asked (C's order).
-    assert!(may_list(
-        || true,
-        || panic!("see_all asked for one of the caller's own namespaces")
-    ));
+fn errno_to_kernel_error() {
+    // listns.rs's `From<Errno> for Error`: the negated errno.
+    for e in [
+        Errno::NoEnt,
+        Errno::TooBig,
+        Errno::Fault,
+        Errno::Inval,
+        Errno::Overflow,
+        Errno::NotSupp,
+    ] {
+        assert_eq!(
+            kernel::error::Error::from(e).to_errno(),
+            -e.to_errno(),
+            "{e:?}"
+        );
+    }
 }

@@ -4,14 +4,14 @@
 //! the model system: namespaces created by tasks, tasks entering and
 //! leaving, files opened (resurrecting) and closed, plain references.
 
-mod common;
+use super::common;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRng, TestRunner};
 
-use nstree_rs::cascade::ActiveNode;
-use nstree_rs::system::{HolderId, Kind, Op, System};
+use crate::cascade::ActiveNode;
+use crate::system::{HolderId, Kind, Op, System};
 
 /// The index of `USER` in `system::TYPES`.
 const USER_TYPE: usize = 5;

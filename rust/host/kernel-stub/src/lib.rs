@@ -1,331 +1,209 @@
 // SPDX-License-Identifier: GPL-2.0-only
 
-//! A stand-in for the kernel crate, for the host build of nstree_rs's
-//! signatures (see `rust/host/build.rs`).
+//! The `kernel` crate on the host: what `rust/cascade.rs`, `rust/req.rs`, `rust/listns.rs` and
+//! `rust/tree.rs` use, with the signatures of the kernel's and host implementations that run.
 //!
-//! It declares the names that the signatures, types and constants of the
-//! kernel crate's modules use, with the properties the type checker sees
-//! in the kernel: [`types::Opaque`] has the kernel's definition (an
-//! `UnsafeCell<MaybeUninit<T>>` and a `PhantomPinned`), so it is `!Sync`
-//! and `!Unpin` as there, and `Send` exactly when `T` is (7.3 promises
-//! only `!Sync`), [`sync::rcu::Guard`] is
-//! `!Send` and runs code on drop (so a borrow of it ends where the
-//! kernel's does), [`bindings`]' structs are plain C structs. Nothing here
-//! runs: the host build of the signatures is only type-checked and linked,
-//! never executed, and the layout constants are placeholders.
+//! - [`rbtree::rcu`]: the RCU-readable tree (`c-glue/rust/kernel/rbtree/rcu.rs`) as a sorted,
+//!   intrusive, doubly linked list: a removed item keeps its links, so a cursor on it still steps
+//!   on; lookups scan the list.
+//! - [`sync`]: [`sync::SeqLock`] (a spinning lock and a sequence count), RCU read-side sections
+//!   that count their depth, atomics, `ARef`, `Refcount`.
+//! - [`uaccess`]: a simulated user address space, per thread, in which a test maps regions: every
+//!   access outside them faults.
+//! - [`task`]: `need_resched()` and `cond_resched()`, which a test can hook.
+//!
+//! Sleeping in atomic context (a user access, `cond_resched()` or [`task::might_sleep`] inside an
+//! RCU read-side section or under a [`sync::SeqLock`]) panics, as does [`warn_on!`]: on the host a
+//! splat is a test failure. Items that the kernel does not have are marked *host only*.
 
-#![no_std]
-#![allow(
-    dead_code,
-    non_camel_case_types,
-    non_upper_case_globals,
-    clippy::missing_safety_doc
-)]
+pub mod rbtree;
+pub mod sync;
+pub mod uaccess;
 
-/// The C types and constants the signatures name (bindgen's in the
-/// kernel).
+/// The C constants and types the crate's logic names (bindgen's in the kernel).
+#[allow(non_camel_case_types, non_upper_case_globals, missing_docs)]
 pub mod bindings {
-    /// A C struct whose fields the host build never reads.
-    macro_rules! c_struct {
-        ($($name:ident),* $(,)?) => {$(
-            #[doc = concat!("`struct ", stringify!($name), "`.")]
-            #[repr(C)]
-            #[derive(Clone, Copy, Default)]
-            pub struct $name {
-                _private: [u64; 0],
-            }
-        )*};
-    }
-    c_struct!(
-        ns_common,
-        ns_tree,
-        proc_ns_operations,
-        seqlock_t,
-        atomic_t,
-        ns_tree_node,
-        ns_tree_root,
-        rb_node,
-        rb_root,
-        list_head,
-        ns_id_req,
-        user_namespace,
-        refcount_t,
-    );
+    pub const NS_ID_REQ_SIZE_VER0: u32 = 32;
+    pub const LISTNS_CURRENT_USER: i32 = -1;
 
-    /// Layout constants: placeholders (the kernel's come from
-    /// `include/linux/nstree_rs.h`, evaluated by clang).
-    pub const NSTREE_RS_NS_COMMON_SIZE: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_COMMON_ALIGN: usize = 64;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_TREE_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_RCU_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_REF_ACTIVE_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_UNIFIED_NODE_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_TREE_NODE_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_OWNER_NODE_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_OWNER_ROOT_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_REF_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_NS_TYPE_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_OPS_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_INUM_OFFSET: usize = 0;
-    #[allow(missing_docs)]
-    pub const NSTREE_RS_USER_NS_NS_OFFSET: usize = 0;
+    pub const CLONE_NEWTIME: u32 = 0x0000_0080;
+    pub const CLONE_NEWNS: u32 = 0x0002_0000;
+    pub const CLONE_NEWCGROUP: u32 = 0x0200_0000;
+    pub const CLONE_NEWUTS: u32 = 0x0400_0000;
+    pub const CLONE_NEWIPC: u32 = 0x0800_0000;
+    pub const CLONE_NEWUSER: u32 = 0x1000_0000;
+    pub const CLONE_NEWPID: u32 = 0x2000_0000;
+    pub const CLONE_NEWNET: u32 = 0x4000_0000;
 
-    /// `NS_LAST_INIT_ID` (`enum init_ns_id`).
-    pub const init_ns_id_NS_LAST_INIT_ID: u32 = 8;
-}
+    pub const ENOENT: u32 = 2;
+    pub const E2BIG: u32 = 7;
+    pub const EFAULT: u32 = 14;
+    pub const EINVAL: u32 = 22;
+    pub const EOVERFLOW: u32 = 75;
+    pub const EOPNOTSUPP: u32 = 95;
 
-/// C types (`kernel::ffi`).
-pub mod ffi {
-    /// `long` on x86_64.
-    pub type c_long = isize;
-    /// `int`.
-    pub type c_int = i32;
-}
-
-/// `kernel::prelude`: the pin-initialisation names the signatures use.
-pub mod prelude {
-    pub use crate::error::{Error, Result};
-    pub use crate::init::PinInit;
-}
-
-/// `kernel::init` (the `pin-init` crate's traits).
-pub mod init {
-    /// An in-place initialiser of a pinned `T`.
-    ///
-    /// # Safety
-    ///
-    /// As in the kernel's `pin-init`: the initialiser fully initialises the
-    /// slot on success.
-    pub unsafe trait PinInit<T: ?Sized, E = core::convert::Infallible> {}
-
-    /// What the generated body of a function returning `impl PinInit<T>`
-    /// returns (`rust/host/build.rs`): nothing runs on the host.
-    pub struct HostStub;
-
-    // SAFETY: never run: the host build is only type-checked and linked
-    // (see the crate documentation), so no slot is ever left uninitialised.
-    unsafe impl<T: ?Sized, E> PinInit<T, E> for HostStub {}
-}
-
-/// `kernel::alloc`.
-pub mod alloc {
-    use core::marker::PhantomData;
-    use core::ops::{Deref, DerefMut};
-    use core::pin::Pin;
-
-    use crate::error::Error;
-    use crate::init::PinInit;
-
-    /// Allocation flags.
-    #[derive(Clone, Copy)]
-    pub struct Flags(u32);
-
-    /// `kernel::alloc::flags`.
-    pub mod flags {
-        /// `GFP_KERNEL`.
-        pub const GFP_KERNEL: super::Flags = super::Flags(0);
+    /// `struct ns_id_req`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct ns_id_req {
+        pub size: u32,
+        pub spare: u32,
+        pub ns_id: u64,
+        pub __bindgen_anon_1: ns_id_req__bindgen_ty_1,
     }
 
-    /// A kmalloc'ed box, as the kernel's `KBox`: `Deref` to its value,
-    /// movable out of unless pinned.
-    pub struct KBox<T: ?Sized>(PhantomData<*mut T>);
-
-    impl<T> KBox<T> {
-        /// Allocates and pin-initialises a `T`.
-        pub fn pin_init<E>(_init: impl PinInit<T, E>, _flags: Flags) -> Result<Pin<KBox<T>>, Error>
-        where
-            Error: From<E>,
-        {
-            loop {}
-        }
+    /// The anonymous `listns` struct of `struct ns_id_req`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct ns_id_req__bindgen_ty_1 {
+        pub ns_type: u32,
+        pub spare2: u32,
+        pub user_ns_id: u64,
     }
-
-    impl<T: ?Sized> Deref for KBox<T> {
-        type Target = T;
-        fn deref(&self) -> &T {
-            loop {}
-        }
-    }
-
-    impl<T: ?Sized> DerefMut for KBox<T> {
-        fn deref_mut(&mut self) -> &mut T {
-            loop {}
-        }
-    }
-
-    /// A kmalloc'ed vector.
-    pub struct KVec<T>(PhantomData<T>);
 }
 
-/// `kernel::task`.
-pub mod task {
-    /// A task (`struct task_struct`).
-    pub struct Task(crate::types::Opaque<u8>);
-}
-
-/// `kernel::str`.
-pub mod str {
-    /// A C string.
-    pub struct CStr([u8]);
-}
-
-/// `kernel::types`.
-pub mod types {
-    use core::cell::UnsafeCell;
-    use core::marker::PhantomPinned;
-    use core::mem::MaybeUninit;
-
-    /// A C object that Rust does not assume anything about: as in the
-    /// kernel, `!Sync`, `!Send`, `!Unpin`.
-    #[repr(transparent)]
-    pub struct Opaque<T> {
-        value: UnsafeCell<MaybeUninit<T>>,
-        _pin: PhantomPinned,
-    }
-
-    impl<T> Opaque<T> {
-        /// A new opaque value.
-        pub const fn new(value: T) -> Self {
-            Opaque {
-                value: UnsafeCell::new(MaybeUninit::new(value)),
-                _pin: PhantomPinned,
-            }
-        }
-
-        /// An uninitialised opaque value.
-        pub const fn uninit() -> Self {
-            Opaque {
-                value: UnsafeCell::new(MaybeUninit::uninit()),
-                _pin: PhantomPinned,
-            }
-        }
-
-        /// The raw pointer to the value.
-        pub const fn get(&self) -> *mut T {
-            UnsafeCell::raw_get(&self.value).cast()
-        }
-    }
-
-    /// `PhantomData<*mut ()>`: neither `Send` nor `Sync`.
-    pub type NotThreadSafe = core::marker::PhantomData<*mut ()>;
-
-    /// The value of [`NotThreadSafe`](type@NotThreadSafe).
-    #[allow(non_upper_case_globals)]
-    pub const NotThreadSafe: NotThreadSafe = core::marker::PhantomData;
-}
-
-/// `kernel::error`.
+/// Kernel errors.
 pub mod error {
-    /// A kernel error code.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub struct Error(core::num::NonZeroI32);
+    use core::num::NonZeroI32;
+
+    /// A kernel error: a negative errno.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub struct Error(NonZeroI32);
 
     /// `Result` with a kernel error.
     pub type Result<T = (), E = Error> = core::result::Result<T, E>;
 
+    impl Error {
+        /// The error of a negative errno.
+        pub fn from_errno(errno: i32) -> Error {
+            assert!((-4095..0).contains(&errno), "not an errno: {errno}");
+            Error(NonZeroI32::new(errno).unwrap())
+        }
+
+        /// The negative errno.
+        pub fn to_errno(self) -> i32 {
+            self.0.get()
+        }
+    }
+
+    impl core::fmt::Debug for Error {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            write!(f, "Error({})", self.0)
+        }
+    }
+
     /// The error codes.
-    pub mod code {}
+    pub mod code {
+        macro_rules! codes {
+            ($($name:ident = $n:literal),*) => {$(
+                #[doc = concat!("`-", stringify!($name), "`.")]
+                pub const $name: super::Error = super::Error(match core::num::NonZeroI32::new(-$n) {
+                    Some(n) => n,
+                    None => panic!(),
+                });
+            )*};
+        }
+        codes!(
+            ENOENT = 2,
+            E2BIG = 7,
+            ENOMEM = 12,
+            EFAULT = 14,
+            EINVAL = 22,
+            EOVERFLOW = 75,
+            EOPNOTSUPP = 95
+        );
+    }
+}
 
-    impl From<core::convert::Infallible> for Error {
-        fn from(e: core::convert::Infallible) -> Error {
-            match e {}
+/// The prelude.
+pub mod prelude {
+    pub use crate::error::{code::*, Error, Result};
+    pub use core::ffi::{c_int, c_long, c_uint, c_void};
+}
+
+/// Pages.
+pub mod page {
+    /// `PAGE_SIZE` on x86_64.
+    pub const PAGE_SIZE: usize = 4096;
+}
+
+/// Conversions from bytes.
+pub mod transmute {
+    /// Types for which any bit pattern is a valid value.
+    ///
+    /// # Safety
+    ///
+    /// Every bit pattern of the size of `Self` is a valid `Self`.
+    pub unsafe trait FromBytes {}
+}
+
+/// The current task and the scheduler.
+pub mod task {
+    use std::cell::Cell;
+
+    thread_local! {
+        static NEED_RESCHED: Cell<Option<fn() -> bool>> = const { Cell::new(None) };
+        static COND_RESCHED: Cell<Option<fn()>> = const { Cell::new(None) };
+    }
+
+    /// Whether the scheduler wants this CPU back: the hook's answer, `false` without one.
+    #[inline]
+    pub fn need_resched() -> bool {
+        NEED_RESCHED.with(Cell::get).is_some_and(|f| f())
+    }
+
+    /// Lets the scheduler run: may sleep; calls the hook, if any.
+    #[inline]
+    pub fn cond_resched() {
+        might_sleep();
+        if let Some(f) = COND_RESCHED.with(Cell::get) {
+            f();
+        }
+    }
+
+    /// Panics in atomic context: in an RCU read-side section or holding a `SeqLock`.
+    #[track_caller]
+    pub fn might_sleep() {
+        let (rcu, locks) = crate::sync::atomic_context();
+        if (rcu != 0 || locks != 0) && !std::thread::panicking() {
+            panic!("BUG: sleeping function called from invalid context (RCU depth {rcu}, locks held {locks})");
+        }
+    }
+
+    /// *Host only*: this thread's `need_resched()` and `cond_resched()` hooks.
+    pub fn set_hooks(need_resched: Option<fn() -> bool>, cond_resched: Option<fn()>) {
+        NEED_RESCHED.with(|h| h.set(need_resched));
+        COND_RESCHED.with(|h| h.set(cond_resched));
+    }
+}
+
+/// Bug reports.
+pub mod bug {
+    /// A `WARN_ON()` that fired: a panic on the host, unless the thread is panicking already.
+    #[track_caller]
+    pub fn warn() {
+        if !std::thread::panicking() {
+            panic!("WARNING: WARN_ON() fired");
         }
     }
 }
 
-/// `kernel::uaccess`.
-pub mod uaccess {
-    /// A user-space address.
-    #[derive(Clone, Copy)]
-    pub struct UserPtr(#[allow(dead_code)] *mut core::ffi::c_void);
-
-    /// A user-space byte range.
-    pub struct UserSlice(#[allow(dead_code)] UserPtr, #[allow(dead_code)] usize);
+/// `WARN_ON(cond)`: the condition, after reporting it if it holds (a panic on the host).
+#[macro_export]
+macro_rules! warn_on {
+    ($cond:expr) => {{
+        let cond = $cond;
+        if cond {
+            $crate::bug::warn();
+        }
+        cond
+    }};
 }
 
-/// `kernel::sync`.
-pub mod sync {
-    use crate::types::Opaque;
-
-    /// `refcount_t`.
-    #[repr(transparent)]
-    pub struct Refcount(Opaque<crate::bindings::refcount_t>);
-
-    // SAFETY: as in the kernel (rust/kernel/sync/refcount.rs): a
-    // `refcount_t` is only updated atomically, from any thread.
-    unsafe impl Send for Refcount {}
-    // SAFETY: see `Send`.
-    unsafe impl Sync for Refcount {}
-
-    /// `kernel::sync::rcu`.
-    pub mod rcu {
-        use crate::types::NotThreadSafe;
-
-        /// Evidence that the RCU read side lock is held: `!Send`, and
-        /// dropping it unlocks.
-        pub struct Guard(NotThreadSafe);
-
-        impl Guard {
-            /// `rcu_read_lock()`.
-            pub fn new() -> Self {
-                Guard(NotThreadSafe)
-            }
-
-            /// `rcu_read_unlock()`, explicitly.
-            pub fn unlock(self) {}
-        }
-
-        impl Default for Guard {
-            fn default() -> Self {
-                Self::new()
-            }
-        }
-
-        impl Drop for Guard {
-            fn drop(&mut self) {}
-        }
-
-        /// `rcu_read_lock()`.
-        pub fn read_lock() -> Guard {
-            Guard::new()
-        }
-    }
-
-    /// `kernel::sync::atomic`.
-    pub mod atomic {
-        use core::cell::UnsafeCell;
-
-        /// An atomic value.
-        #[repr(transparent)]
-        pub struct Atomic<T>(UnsafeCell<T>);
-
-        // SAFETY: as in the kernel (rust/kernel/sync/atomic.rs), where the
-        // value is only accessed atomically; here nothing accesses it at
-        // all (the host build never runs the kernel modules).
-        unsafe impl<T: Send> Sync for Atomic<T> {}
-
-        impl<T> Atomic<T> {
-            /// A new atomic.
-            pub const fn new(v: T) -> Self {
-                Atomic(UnsafeCell::new(v))
-            }
-        }
-
-        /// Relaxed ordering.
-        pub struct Relaxed;
-        /// Fully ordered.
-        pub struct Full;
-    }
+/// `DO_ONCE_LITE()`: on the host, every time, so that each test sees its own reports.
+#[macro_export]
+macro_rules! do_once_lite {
+    ($($body:tt)*) => {{
+        $($body)*
+    }};
 }
