@@ -7,12 +7,14 @@
 #  - built with the Rust choice (configs/base.config + rust.config) and
 #    with the C choice (base + c.config): 0 warnings in what the patch
 #    touches, or the patch fails;
-#  - the crate's files at that step: rustfmt --check (the tree's
+#  - the Rust files the series has at that step (the rust/kernel
+#    abstractions and the crate): rustfmt --check (the tree's
 #    .rustfmt.toml) and clippy (the kernel's CLIPPY=1 build), clean;
 #  - checkpatch --strict on the patch;
-# then, on the whole series: a build without KUnit (CONFIG_KUNIT=n), and
-# one boot of each choice to the probe marker.  Prints a table, one row
-# per patch, and fails on any finding.
+# then, on the whole series: a build without KUnit (CONFIG_KUNIT=n), one
+# boot of each choice to the probe marker, and the C choice's objects
+# against the pristine tree's.  Prints a table, one row per patch with its
+# `git patch-id --stable`, and fails on any finding.
 #
 # The tree is $NSTREE_CACHE/trees/series, a git copy of the pristine tree
 # whose build directories are seeded from the C builds (seed_copy and
@@ -94,11 +96,17 @@ configure() {
 warnings() { grep -E '^warning|: warning:|^WARNING:' "$1" | grep -v '^warning: [0-9]* warnings* emitted'; }
 
 rows=() bad=0 n=0
-crate_rs() { find "$T/kernel/nstree_rs" -name '*.rs' 2>/dev/null; }
+# The Rust files of the series present at this step, and the ones to touch
+# so that clippy lints them again (the abstractions are in the kernel crate).
+crate_rs() {
+	{ find "$T/kernel/nstree_rs" -name '*.rs' 2>/dev/null
+	  find "$T/rust/kernel/sync/seqlock.rs" "$T/rust/kernel/rbtree/rcu.rs" \
+		"$T/rust/kernel/uaccess" -name '*.rs' 2>/dev/null; } | sort
+}
 for p in "${SERIES[@]}"; do
 	n=$((n + 1))
 	name=$(basename "$p" .patch | cut -c1-48)
-	row="$name |"
+	row="$name $(git patch-id --stable <"$p" | cut -c1-12) |"
 	if ! git_q -C "$T" am -q --whitespace=error-all "$p" >"$LOGS/check-series-$n-am.log" 2>&1; then
 		rows+=("$row git am FAILS")
 		bad=$((bad + 1))
@@ -128,15 +136,18 @@ for p in "${SERIES[@]}"; do
 			bad=$((bad + 1))
 		fi
 		configure rust
+		touch $files
+		target=prepare
+		[ ! -d "$T/kernel/nstree_rs" ] || target=kernel/nstree_rs/
 		kmake "$T" "$T/.build-rust" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver \
-			kernel/nstree_rs/ >"$LOGS/check-series-$n-clippy.log" 2>&1
+			$target >"$LOGS/check-series-$n-clippy.log" 2>&1
 		c=$(grep -cE '^(warning|error)' "$LOGS/check-series-$n-clippy.log")
 		row+=" clippy $c |"
 		[ "$c" = 0 ] || bad=$((bad + 1))
 		# Back to a normal build of the crate's objects.
 		kmake "$T" "$T/.build-rust" kernel/nstree_rs/ >/dev/null 2>&1
 	else
-		row+=" no crate yet |"
+		row+=" no Rust yet |"
 	fi
 	cp=$(cd "$T" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --show-types \
 		-g HEAD 2>&1 | filter_accepted)

@@ -24,7 +24,12 @@ out.
     that only its Rust code calls.  There every symbol A defines must be
     defined in B with the same type and size, and every symbol only B
     defines must be a Rust helper (rust_helper_*, or the export entries
-    the build generates for one); the added helpers are listed.
+    the build generates for one); the added helpers are listed;
+  - kernel/nscommon.o: the series puts the active reference count of
+    kernel/nscommon.c under #ifdef CONFIG_NSTREE_C, which shifts the
+    lines below it by one, and with them the line numbers that the
+    warnings there record in __bug_table.  Every other section must be
+    byte-identical; the object is listed.
 
 Prints one line per difference and a summary; exits 1 when an object
 differs beyond that, is missing on one side, or the link order differs.
@@ -47,6 +52,10 @@ HELPERS = {"rust/helpers/helpers.o", "rust/exports.o"}
 HELPER_SYM = re.compile(
     r"^(rust_helper_\w+|__UNIQUE_ID_addressable_rust_helper_\w+_\d+|__export_symbol_rust_helper_\w+)$")
 ARCHIVES = ("vmlinux.a", "lib/lib.a", "arch/x86/lib/lib.a")
+# Objects whose source the series shifts by lines, and the sections that
+# record line numbers there.
+LINE_SHIFTED = {"kernel/nscommon.o"}
+LINE_SECTIONS = {"__bug_table", ".rela__bug_table"}
 
 
 def members(root, archive):
@@ -89,6 +98,32 @@ def symbols(path):
     return syms
 
 
+def sections(path):
+    """{name: bytes} of the sections of an object."""
+    out = subprocess.run(["readelf", "-SW", path], check=True, capture_output=True,
+                         text=True).stdout
+    secs = {}
+    data = open(path, "rb").read()
+    for line in out.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
+        if not m or m.group(2) == "NOBITS":
+            continue
+        off, size = int(m.group(3), 16), int(m.group(4), 16)
+        secs[m.group(1)] = data[off:off + size]
+    return secs
+
+
+def lines_only(a, b):
+    """None if A and B differ only in the sections that hold line numbers, else why not."""
+    sa, sb = sections(a), sections(b)
+    if set(sa) != set(sb):
+        return f"sections differ: {sorted(set(sa) ^ set(sb))}"
+    for name in sa:
+        if name not in LINE_SECTIONS and sa[name] != sb[name]:
+            return f"section {name} differs"
+    return None
+
+
 def helpers_only(a, b):
     """None if B differs from A only by added Rust helpers, else why not;
     and the names of the added helpers."""
@@ -128,6 +163,7 @@ def main():
     ob = {m for ar in ARCHIVES for m in members(b, ar)}
     same = stamps = 0
     helpers = []
+    shifted = []
     for rel in sorted(oa | ob):
         if rel not in oa or rel not in ob:
             bad.append(f"only in {'A' if rel in oa else 'B'}: {rel}")
@@ -147,13 +183,21 @@ def main():
                 print(f"differs by the added Rust helpers only: {rel}: {len(added)} symbols")
                 for h in added:
                     print(f"  + {h}")
+        elif rel in LINE_SHIFTED:
+            why = lines_only(pa, pb)
+            if why:
+                bad.append(f"differs: {rel}: {why}")
+            else:
+                shifted.append(rel)
+                print(f"differs in the line numbers of its warnings only: {rel}")
         else:
             bad.append(f"differs: {rel}")
     for line in bad:
         print(line)
     order = "the same link order" if la == lb else "a different link order"
     print(f"{same} objects identical, {len(bad)} differences, {len(helpers)} differ by added "
-          f"Rust helpers only, {stamps} build-stamp objects not compared; {order}")
+          f"Rust helpers only, {len(shifted)} in the line numbers of warnings only, "
+          f"{stamps} build-stamp objects not compared; {order}")
     sys.exit(1 if bad or same == 0 else 0)
 
 

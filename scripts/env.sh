@@ -64,7 +64,7 @@ kmake() {
 	local tree=$1 build=$2
 	shift 2
 	make -C "$tree" O="$build" LLVM="$LLVM_SUFFIX" RUSTC="$RUSTC" \
-		HOSTRUSTC="$RUSTC" BINDGEN="$BINDGEN" \
+		HOSTRUSTC="$RUSTC" RUSTDOC="${RUSTDOC:-/usr/bin/rustdoc}" BINDGEN="$BINDGEN" \
 		CC="ccache clang$LLVM_SUFFIX" \
 		"$@"
 }

@@ -208,18 +208,22 @@ def generate(series, outdir):
             insert_expect(os.path.join(WORK, dst), regex, reason)
         git("add", "-A", "-f")
         body = open(os.path.join(REPO, st["body"])).read().strip()
-        msg = f"{st['subject']}\n\n{body}\n\nSigned-off-by: {NAME} <{EMAIL}>\n"
+        # A body that ends with trailers (Fixes:, Cc:) gets the Signed-off-by in
+        # the same block.
+        last = body.split("\n\n")[-1].split("\n")
+        sep = "\n" if all(re.match(r"[A-Z][A-Za-z-]*: ", l) for l in last) else "\n\n"
+        msg = f"{st['subject']}\n\n{body}{sep}Signed-off-by: {NAME} <{EMAIL}>\n"
         git("commit", "-q", "--allow-empty", "-F", "-", input=msg.encode())
     out = os.path.join(REPO, outdir)
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(out):
         if f.endswith(".patch"):
             os.unlink(os.path.join(out, f))
-    base = subprocess.run(["git", "-C", WORK, "rev-parse", "base"], check=True,
-                          capture_output=True, text=True).stdout.strip()
-    # The default signature, the git version, as format-patch writes it.
+    # No base-commit trailer: the base is a local commit of Debian's tree,
+    # which the cover letter names in words instead.  The default
+    # signature, the git version, as format-patch writes it.
     git("format-patch", "-q", "--zero-commit", "--numbered", "--cover-letter",
-        f"--base={base}", "-o", out, "base..HEAD")
+        "-o", out, "base..HEAD")
     fill_cover(os.path.join(out, "0000-cover-letter.patch"), cover)
     subprocess.run(["git", "-C", WORK, "log", "--oneline", "base..HEAD"], check=True)
     git("checkout", "-q", "--detach", "base")
@@ -234,6 +238,11 @@ def fill_cover(path, cover):
     stamp = os.path.join(PRISTINE, ".nstree-rs-version")
     if os.path.exists(stamp):
         version = open(stamp).read().strip()
+    # "linux-source-7.3 7.3.4-1~bpo13+1 (Linux 7.3.4)" becomes
+    # "Linux 7.3.4 (Debian linux-source-7.3 7.3.4-1~bpo13+1)".
+    m = re.match(r"(\S+) (\S+) \((Linux [^)]+)\)$", version)
+    if m:
+        version = f"{m.group(3)} (Debian {m.group(1)} {m.group(2)})"
     body = body.replace("@BASE@", version or "the kernel tree the series was generated on")
     # The results of the last full run, with its commit (written from the
     # run's report; docs/results.md has the tables).
@@ -241,6 +250,11 @@ def fill_cover(path, cover):
     if "@RESULTS@" in body:
         body = body.replace("@RESULTS@", open(res).read().strip() if os.path.exists(res)
                             else "(no results recorded)")
+    # The builds of make check-toolchains, as it wrote them.
+    tc = os.path.join(REPO, "c-glue", "messages", "cover-toolchains.txt")
+    if "@TOOLCHAINS@" in body:
+        body = body.replace("@TOOLCHAINS@", open(tc).read().strip() if os.path.exists(tc)
+                            else "(no builds recorded)")
     text = text.replace("*** SUBJECT HERE ***", cover["cover-subject"])
     text = text.replace("*** BLURB HERE ***", body)
     open(path, "w").write(text)

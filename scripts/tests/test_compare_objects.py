@@ -21,13 +21,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "compare-objects.py")
 CC = shutil.which("clang-22") or shutil.which("clang") or "cc"
 
+# A warning's line number in __bug_table, as WARN_ON() records it.
+NSCOMMON = """int ns_a(int x) {{ return x + 3; }}
+{pad}
+static const int line __attribute__((section("__bug_table"), used)) = __LINE__;
+"""
+
 BASE = {
     "kernel/nstree.c": "int ns_tree_a(int x) { return x + 1; }\n",
     "kernel/sys.c": 'const char *release(void) { return "7.3.4-nstree"; }\n',
     "rust/helpers/helpers.c": "int rust_helper_one(int x) { return x * 2; }\n",
     "init/version.c": "int build_no = 1;\n",
+    "kernel/nscommon.c": NSCOMMON.format(pad=""),
 }
-ORDER = ["init/version.c", "kernel/nstree.c", "kernel/sys.c", "rust/helpers/helpers.c"]
+ORDER = ["init/version.c", "kernel/nscommon.c", "kernel/nstree.c", "kernel/sys.c",
+         "rust/helpers/helpers.c"]
 
 
 def build(root, files, order=ORDER):
@@ -71,8 +79,15 @@ def main():
          {"kernel/sys.c": 'const char *release(void) { return "7.3.4-nstree+"; }\n'},
          ORDER, 1, "differs: kernel/sys.o"),
         ("the link order differs: fails", {},
-         ["init/version.c", "kernel/sys.c", "kernel/nstree.c", "rust/helpers/helpers.c"],
+         ["init/version.c", "kernel/nscommon.c", "kernel/sys.c", "kernel/nstree.c",
+          "rust/helpers/helpers.c"],
          1, "link order"),
+        ("kernel/nscommon.o shifted by a line: allowed and listed",
+         {"kernel/nscommon.c": NSCOMMON.format(pad="#ifdef X\n#endif\n")},
+         ORDER, 0, "line numbers of its warnings only: kernel/nscommon.o"),
+        ("kernel/nscommon.o with other code: fails",
+         {"kernel/nscommon.c": NSCOMMON.format(pad="").replace("x + 3", "x + 4")},
+         ORDER, 1, "differs: kernel/nscommon.o: section .text differs"),
         ("an added Rust helper: allowed and listed",
          {"rust/helpers/helpers.c": BASE["rust/helpers/helpers.c"] +
           "int rust_helper_two(int x) { return x - 2; }\n"},
