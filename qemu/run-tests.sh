@@ -178,6 +178,11 @@ binaries() {
 		done
 	done
 }
+# The Rust walk's reschedule pauses: its trace event (the C tree has no such
+# pause, nor the event), counted over the whole run and printed at its end.
+pause_ev=/sys/kernel/tracing/events/nstree/nstree_listns_pause
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+[ ! -e $pause_ev/enable ] || echo 1 >$pause_ev/enable
 for t in $(binaries); do
 	suite_dir=${t%/*}/
 	suite=${t%/*}
@@ -247,4 +252,8 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	head -60 /sys/kernel/debug/kmemleak
 else
 	echo "NSTREE-TESTS-DONE kmemleak=n"
+fi
+if [ -e $pause_ev/enable ]; then
+	echo "NSTREE-TRACE nstree_listns_pause $(cat /sys/kernel/tracing/per_cpu/cpu*/stats |
+		awk '/^(entries|overrun):/ { n += $2 } END { print n + 0 }')"
 fi

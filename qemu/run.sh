@@ -28,8 +28,10 @@ append="console=ttyS0 panic=-1 no_timer_check nstree.mode=$mode"
 # against ~0.2 s on base kernels, which run all 250), so that the budget
 # is a safety net, not the normal stop: both kernels run the same seeds,
 # and a seed one of them missed fails the comparison.  The caller may set the count (NSTREE_DIFFTEST_TO).
-case "$name" in *debug*) : "${NSTREE_DIFFTEST_TO:=60}" ;; esac
+case "$name" in *debug*) : "${NSTREE_DIFFTEST_TO:=60}" "${NSTREE_DIFFTEST_LARGE:=3}" ;; esac
 [ -z "${NSTREE_DIFFTEST_TO:-}" ] || append="$append nstree.difftest_to=$NSTREE_DIFFTEST_TO"
+# And its seeds of hundreds of namespaces (ns_difftest.c: 8 unless set).
+[ -z "${NSTREE_DIFFTEST_LARGE:-}" ] || append="$append nstree.difftest_large=$NSTREE_DIFFTEST_LARGE"
 # nstorture's run time (make test: a fixed 60 s; make torture sets it),
 # and anything else a caller wants on the command line.
 append="$append nstree.torture_s=${NSTREE_TORTURE_S:-60} ${NSTREE_APPEND:-}"

@@ -123,13 +123,13 @@ static void do_walk(const struct dt_cmd *c, struct dt_reply *r)
 		.ns_type = c->type,
 		.user_ns_id = c->id,
 	};
-	__u64 page[64];
+	static __u64 page[DT_MAX_PAGE];
 	unsigned int want = c->arg;
 	long n;
 	int i;
 
 	r->ret = 0;
-	if (want < 1 || want > 64) {
+	if (want < 1 || want > DT_MAX_PAGE) {
 		r->ret = -1;
 		r->err = EINVAL;
 		return;
@@ -152,6 +152,8 @@ static void do_walk(const struct dt_cmd *c, struct dt_reply *r)
 			r->flags |= DT_WALK_TOOMANY;
 			n = want;
 		}
+		if (n > 64)
+			r->flags |= DT_WALK_BIG_CALL;
 		for (i = 0; i < n; i++) {
 			if (r->nids && page[i] <= r->ids[r->nids - 1])
 				r->flags |= DT_WALK_UNSORTED;
@@ -237,13 +239,16 @@ static int do_bind(const struct dt_cmd *c)
  */
 static void do_bulk(const struct dt_cmd *c, struct dt_reply *r)
 {
+	unsigned int type = c->type ? c->type : CLONE_NEWUTS;
+	char path[64];
 	__u64 id;
 	int i, fd;
 
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", dt_type_name(type));
 	for (i = 0; i < c->arg && i < DT_MAX_WALK; i++) {
-		if (unshare(CLONE_NEWUTS))
+		if (unshare(type))
 			break;
-		fd = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			break;
 		if (ioctl(fd, NS_GET_ID, &id))

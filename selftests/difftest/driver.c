@@ -128,6 +128,7 @@ struct seed {
 	int nmounts;
 	struct mountent m[DT_MAX_MOUNTS];
 	int nbulk;
+	bool large;	/* a seed of DT_LARGE_FROM on: bulks, big pages */
 	int len;
 	char line[8192];
 };
@@ -1044,6 +1045,9 @@ static bool active_follows(const struct dt_cmd *c, int owner, __u64 cursor)
  * ids above the baseline the run never learned, and the error the walk
  * ended with, if any.
  */
+/* Page sizes around 64 and 256, and one larger than any of them. */
+static const int big_pages[] = { 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000 };
+
 static bool op_listns(void)
 {
 	struct dt_cmd c = { .op = OP_LISTNS };
@@ -1060,6 +1064,9 @@ static bool op_listns(void)
 	}
 	/* Small pages half of the time: cursors are what the walk tests. */
 	c.arg = 1 + dt_rand(&S.rng, dt_rand(&S.rng, 2) ? 4 : 64);
+	/* Large seeds: pages around the kernel's batch and pause sizes. */
+	if (S.large && dt_rand(&S.rng, 4))
+		c.arg = big_pages[dt_rand(&S.rng, ARRAY_SIZE(big_pages))];
 	if (mode == 1) {
 		c.id = LISTNS_CURRENT_USER;
 		owner = x->cur[NSF_USER];
@@ -1098,6 +1105,7 @@ static bool op_listns(void)
 
 	rpc(x, &c, &R);
 	dt_stats->walks++;
+	dt_stats->big_walks += !!(R.flags & DT_WALK_BIG_CALL);
 	/*
 	 * The end at a cursor: ENOENT or an empty page.  Without an active
 	 * namespace after the cursor in the walked tree, which one it is
@@ -1378,11 +1386,14 @@ static bool op_give(void)
 	return true;
 }
 
-/* bulk: a holder makes some 300 uts namespaces (at most twice a seed). */
+/*
+ * bulk: a holder makes some 300 uts namespaces (at most twice a seed); in a
+ * large seed uts or cgroup ones, on every sixth step until it has two.
+ */
 static bool op_bulk(void)
 {
 	static int labels[DT_MAX_WALK];
-	struct dt_cmd c = { .op = OP_BULK };
+	struct dt_cmd c = { .op = OP_BULK, .type = CLONE_NEWUTS };
 	struct actor *h = pick_holder();
 	int i, n = 0;
 
@@ -1390,11 +1401,13 @@ static bool op_bulk(void)
 		return false;
 	S.nbulk++;
 	c.arg = 260 + dt_rand(&S.rng, 81);
-	out("bulk %s uts x%d -> ", h->name, c.arg);
+	if (S.large && dt_rand(&S.rng, 2))
+		c.type = CLONE_NEWCGROUP;
+	out("bulk %s %s x%d -> ", h->name, dt_type_name(c.type), c.arg);
 	rpc(h, &c, &R);
 	out_result(&R);
 	for (i = 0; i < R.nids; i++)
-		labels[n++] = label_of_id(R.ids[i], CLONE_NEWUTS, 0, NULL);
+		labels[n++] = label_of_id(R.ids[i], c.type, 0, NULL);
 	out(" ");
 	out_labels(labels, n);
 	learn_actor(h);
@@ -1418,6 +1431,15 @@ static void do_step(void)
 
 	for (i = 0; i < ARRAY_SIZE(ops); i++)
 		total += ops[i].weight;
+	if (S.large && S.step % 6 == 0 && S.nbulk < 2) {
+		S.len = 0;
+		out("%d ", S.step);
+		if (op_bulk()) {
+			flush_line();
+			dt_stats->steps++;
+			return;
+		}
+	}
 	for (;;) {
 		k = dt_rand(&S.rng, total);
 		for (i = 0; k >= ops[i].weight; i++)
@@ -1499,6 +1521,8 @@ int dt_run_seed(uint64_t seed, int steps)
 {
 	memset(&S, 0, sizeof(S));
 	S.rng = seed * 0x2545f4914f6cdd1dULL + 0x5851f42d4c957f2dULL;
+	S.large = seed >= DT_LARGE_FROM;
+	dt_stats->large_seeds += S.large;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	S.a[0] = (struct actor){ .name = "d", .pid = 0, .sock = -1, .alive = true };
 	S.nactors = 1;

@@ -52,6 +52,9 @@
 #define DT_MAX_FDS	16	/* fds one actor keeps */
 #define DT_MAX_NS	1536	/* namespaces learned in one seed */
 #define DT_MAX_WALK	1024	/* ids one listns() walk may collect */
+#define DT_MAX_PAGE	1000	/* ids one listns() call may return */
+/* Seeds from here build populations of hundreds of namespaces at once. */
+#define DT_LARGE_FROM	1000000ULL
 #define DT_MAX_MOUNTS	48	/* bind mounts made in one seed */
 #define DT_NR_NSF	10	/* the files in /proc/<pid>/ns */
 
@@ -91,7 +94,7 @@ enum dt_op {
 	OP_EXIT,	/* no reply */
 	OP_PASS,	/* fd: send it to the driver (SCM_RIGHTS); arg: then close */
 	OP_RECV,	/* take the fd that comes with the command */
-	OP_BULK,	/* arg: make that many uts namespaces, each kept by an fd */
+	OP_BULK,	/* arg: make that many namespaces of type (uts if 0), each kept by an fd */
 };
 
 /* The ioctls OP_IOCTL can issue, by index. */
@@ -119,6 +122,7 @@ struct dt_cmd {
 #define DT_WALK_UNSORTED	0x2	/* ids not strictly ascending */
 #define DT_WALK_TOOMANY		0x4	/* a call returned more than asked */
 #define DT_WALK_EMPTY_AT_CURSOR	0x8	/* ended: a call with a cursor listed 0 */
+#define DT_WALK_BIG_CALL	0x10	/* a call returned more than 64 ids */
 #define DT_HAVE_NS		0x8	/* id/type/inum describe the ret fd */
 
 struct dt_reply {

@@ -51,6 +51,12 @@
 #ifndef DEFAULT_STEPS
 #define DEFAULT_STEPS	50
 #endif
+/*
+ * Then seeds that build hundreds of namespaces and page through them
+ * across the kernel's batch and pause sizes (DT_LARGE_FROM + 1 on):
+ * NSTREE_DIFFTEST_LARGE of them, 8 by default, fewer on debug kernels.
+ */
+#define DEFAULT_LARGE	8
 #define DEFAULT_BUDGET_S	540
 /* One seed may not take longer than this. */
 #define SEED_TIMEOUT_S	60
@@ -123,7 +129,7 @@ static int listns_works(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long long from = DEFAULT_FROM, to = DEFAULT_TO, s;
+	unsigned long long from = DEFAULT_FROM, to = DEFAULT_TO, large = DEFAULT_LARGE, s, i;
 	int steps = DEFAULT_STEPS, ret, failed = 0;
 	uint64_t budget_ms = 0, t0, ts, slowest = 0;
 	const char *env_to;
@@ -134,6 +140,7 @@ int main(int argc, char **argv)
 		from = strtoull(argv[1], NULL, 0);
 		to = strtoull(argv[2], NULL, 0);
 		steps = atoi(argv[3]);
+		large = 0;
 	} else if (argc == 1) {
 		budget_ms = DEFAULT_BUDGET_S * 1000ULL;
 		/*
@@ -144,6 +151,9 @@ int main(int argc, char **argv)
 		env_to = getenv("NSTREE_DIFFTEST_TO");
 		if (env_to)
 			to = strtoull(env_to, NULL, 0);
+		env_to = getenv("NSTREE_DIFFTEST_LARGE");
+		if (env_to)
+			large = strtoull(env_to, NULL, 0);
 	} else {
 		fprintf(stderr, "usage: %s [SEED_FROM SEED_TO STEPS]\n", argv[0]);
 		return 2;
@@ -170,9 +180,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	say("NSTREE-DIFF-BEGIN seeds=%llu..%llu steps=%d\n", from, to, steps);
+	say("NSTREE-DIFF-BEGIN seeds=%llu..%llu steps=%d large=%llu\n", from, to, steps, large);
 	t0 = dt_now_ms();
-	for (s = from; s <= to; s++) {
+	for (i = 0; i < to - from + 1 + large; i++) {
+		/* The ordinary seeds, then the large ones. */
+		s = i <= to - from ? from + i : DT_LARGE_FROM + 1 + i - (to - from + 1);
 		if (budget_ms && dt_now_ms() - t0 > budget_ms) {
 			cut = true;
 			break;
@@ -193,6 +205,8 @@ int main(int argc, char **argv)
 	    (unsigned long long)dt_stats->seeds, steps,
 	    (unsigned long long)(dt_now_ms() - t0), (unsigned long long)slowest,
 	    cut ? ", stopped by the time budget" : "");
+	say("# difftest: %llu large seeds, %llu walks with a listns() call of more than 64 ids\n",
+	    (unsigned long long)dt_stats->large_seeds, (unsigned long long)dt_stats->big_walks);
 	say("# difftest: %llu walks, %llu ended at a cursor (END), %llu ENOENT with an active namespace after the cursor\n",
 	    (unsigned long long)dt_stats->walks, (unsigned long long)dt_stats->walk_end,
 	    (unsigned long long)dt_stats->walk_enoent);

@@ -15,6 +15,8 @@ struct dt_stats {
 	uint64_t walks;
 	uint64_t walk_end;	/* walks that ended at a cursor, printed END */
 	uint64_t walk_enoent;	/* ENOENT with an active namespace after it */
+	uint64_t large_seeds;	/* seeds of DT_LARGE_FROM on */
+	uint64_t big_walks;	/* walks with a call that returned > 64 ids */
 	uint64_t end_wait_ms;	/* time seeds' ends waited for the tree */
 	uint64_t max_end_ms;
 	uint64_t end_unsettled;
