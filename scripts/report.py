@@ -39,6 +39,15 @@ tests, one result a kernel): pre-existing, same on C and Rust").  If it
 fails on one kernel only, at different places, with a message that does
 not match on either kernel, or otherwise, it is an ordinary failure (and
 on one kernel only a C/Rust difference).
+
+peers/expected-skips lists every skip a run may have (tab-separated: the
+report names it is expected on, as comma-separated globs of c, rust,
+c-debug, ...; the whole test id; the reason).  The list is the expected
+count of skips of each binary on each kernel, one entry a skip: a skip
+that no entry lists is a failure ("unexpected skip"), named with its
+binary's count against the expected one, so that a guest that lost a
+device, a filesystem or a tool cannot pass by skipping more.  An entry
+whose test did not skip is only a note.
 """
 
 import fnmatch
@@ -61,6 +70,7 @@ DIAG = re.compile(r"^# (\S+\.c:\d+:.*|exit status \d+)$")
 # has the same prefix and any text.
 ASSERTION = re.compile(r"^\S+\.c:\d+:[^:]*:Expected ")
 KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "known-issues")
+EXPECTED_SKIPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "expected-skips")
 BAD = re.compile(
     r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|KASAN:|"
     r"UBSAN:|kernel BUG|possible recursive locking|possible circular locking|"
@@ -227,6 +237,80 @@ def load_known(path=KNOWN):
     return known
 
 
+def load_expected_skips(path=EXPECTED_SKIPS):
+    """([(kernel globs, test id, reason)], [problems]) from the expected-skips
+    file.  A missing file lists nothing (every skip is then unexpected); a
+    malformed or repeated entry is a problem, which fails the run."""
+    entries, problems, seen = [], [], set()
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        return [], [f"{path}: {e.strerror}: every skip is unexpected"]
+    for n, l in enumerate(lines, 1):
+        if not l.strip() or l.startswith("#"):
+            continue
+        parts = l.split("\t")
+        if len(parts) != 3 or not all(p.strip() for p in parts):
+            problems.append(f"expected-skips line {n}: not KERNELS<tab>TEST<tab>REASON: {l!r}")
+            continue
+        kernels, test, reason = parts
+        globs = tuple(k.strip() for k in kernels.split(","))
+        for g in globs:
+            if (g, test) in seen:
+                problems.append(f"expected-skips line {n}: {test} listed twice for {g}")
+            seen.add((g, test))
+        entries.append((globs, test, reason))
+    return entries, problems
+
+
+def expected_skip(entries, kernel, test):
+    """The reason of the entry that lists TEST as a skip on KERNEL, or None."""
+    for globs, t, reason in entries:
+        if t == test and any(fnmatch.fnmatchcase(kernel, g) for g in globs):
+            return reason
+    return None
+
+
+def binary_of(kernel, test):
+    """The binary a result belongs to: suite/binary of a guest's test id,
+    the file itself for a plain TAP file (host tests, comparisons)."""
+    return kernel if plain_tap(kernel) else test.split(":", 1)[0]
+
+
+def check_skips(parsed, entries):
+    """Every skip against the expected ones.  Returns (unexpected, lines,
+    listed): the (kernel, test) skips no entry lists, the report's lines
+    about them (each binary with an unexpected skip: its skips against
+    the expected count), and the expected skips' reasons by test id."""
+    unexpected, listed = [], {}
+    skips, expected = {}, {}
+    for kernel, (results, _, _) in parsed.items():
+        for t, st in results.items():
+            if st[0] != "skip":
+                continue
+            b = binary_of(kernel, t)
+            skips[(kernel, b)] = skips.get((kernel, b), 0) + 1
+            why = expected_skip(entries, kernel, t)
+            if why is None:
+                unexpected.append((kernel, t, st[1]))
+            else:
+                listed[t] = why
+    for globs, t, _ in entries:
+        for kernel in parsed:
+            if any(fnmatch.fnmatchcase(kernel, g) for g in globs):
+                b = binary_of(kernel, t)
+                expected[(kernel, b)] = expected.get((kernel, b), 0) + 1
+    lines = []
+    for kernel, b in sorted({(k, binary_of(k, t)) for k, t, _ in unexpected}):
+        lines.append(f"{b} on {kernel}: {skips[(kernel, b)]} skips, "
+                     f"{expected.get((kernel, b), 0)} expected (peers/expected-skips); not listed:")
+        for k, t, why in unexpected:
+            if k == kernel and binary_of(k, t) == b:
+                lines.append(f"    {t}: {why or '(no reason given)'}")
+    return unexpected, lines, listed
+
+
 def known_reason(known, kind, test, messages=None):
     """The reason of the entry for TEST whose message glob matches every
     one of MESSAGES (each kernel's failure message), if given."""
@@ -337,6 +421,19 @@ def parse_kernel(name, paths):
         chk["nstree implementation"] = (
             ("pass", "") if got == want
             else ("fail", f"expected the {want} nstree, the guest reports {got or 'nothing'}"))
+        # The Rust walk's reschedule pause must be taken in a guest that ran
+        # the test that makes it likely (its trace event, counted by
+        # qemu/run-tests.sh); the C walk has no such pause.
+        if re.search(r"^(?:\[[^]]*\]\s*)?NSTREE-TEST-BEGIN nstree-rs/listns_scale_test$", text, re.M):
+            m = re.search(r"^(?:\[[^]]*\]\s*)?NSTREE-TRACE nstree_listns_pause (\d+)", text, re.M)
+            if want == "c":
+                chk["listns() reschedule pause"] = ("pass", "")
+            elif m and int(m.group(1)) > 0:
+                chk["listns() reschedule pause"] = ("pass", "")
+            else:
+                chk["listns() reschedule pause"] = (
+                    "fail", "the walk never paused (nstree_listns_pause: "
+                    f"{m.group(1) + ' events' if m else 'no count'})")
         shard = shard_of(path)
         for t, st in res.items():
             if t in results and results[t][0] != st[0]:
@@ -407,6 +504,10 @@ def main(argv):
 
     counts = {"pass": 0, "fail": 0, "skip": 0, "known": 0, "known_tests": 0}
     known = load_known()
+    # Every skip must be an expected one (peers/expected-skips).
+    entries, skip_problems = load_expected_skips()
+    unexpected, skip_lines, expected_why = check_skips(parsed, entries)
+    unexpected_at = {(k, t) for k, t, _ in unexpected}
     notes = []
     # Rows: a string (a blank line), a Rule under a header, or (label,
     # cells, mark).  Formatted at the end, with the
@@ -433,7 +534,8 @@ def main(argv):
         for t, st in sorted(res.items()):
             count(st)
             if st[0] != "pass":
-                rows.append(("  " + t, [st[0]], ""))
+                rows.append(("  " + t, [st[0]], "  <- unexpected skip"
+                             if (name, t) in unexpected_at else ""))
                 notes.append((f"{name} {t}", st[1]))
         for c, st in checks.items():
             count(st)
@@ -502,6 +604,12 @@ def main(argv):
             skip_why = known_reason(known, "skip", t)
             if skip_why and any(x[0] == "skip" for x in cells):
                 notes.append((t, f"skipped: {skip_why}"))
+            if t in expected_why and any(x[0] == "skip" for x in cells):
+                notes.append((t, f"expected skip: {expected_why[t]}"))
+            elif any(expected_skip(entries, k, t) for k in cols) and not any(
+                    x[0] == "skip" for x in cells):
+                notes.append((t, "listed in peers/expected-skips, but it did not skip: "
+                                 "update the list"))
             differs = not rust_only and len(cols) == 2 and cells[0][0] != cells[1][0]
             if differs:
                 counts["fail"] += 1
@@ -515,6 +623,8 @@ def main(argv):
                 mark = "  <- C/Rust differ in attempts"
             elif same and not why and not rust_only:
                 mark = "  <- fails on C and Rust"
+            if any((k, t) in unexpected_at for k in cols):
+                mark += "  <- unexpected skip"
             rows.append((t, [x[0] if n == 1 else f"{x[0]} ({n} attempts)"
                              for x, n in zip(cells, tries)], mark))
         for k in cols:
@@ -540,6 +650,14 @@ def main(argv):
             json.dump({n: {"results": parsed[n][0], "checks": parsed[n][1],
                            "attempts": parsed[n][2]} for n in parsed},
                       f, indent=1, sort_keys=True)
+    # Unexpected skips: each a failure, named with its binary's count.
+    if skip_problems or unexpected:
+        print(f"unexpected skips: {len(unexpected)} (a skip that peers/expected-skips does not list "
+              "is a failure: a guest that lost what a test needs must not pass by skipping more)")
+        for l in skip_problems + skip_lines:
+            print(f"  {l}")
+        print()
+    counts["fail"] += len(unexpected) + len(skip_problems)
     if counts["known"]:
         print(f"{counts['known']} known failures ({counts['known_tests']} tests, one result a "
               "kernel): pre-existing, same on C and Rust (peers/known-issues; not counted below)")

@@ -9,7 +9,10 @@ peers/known-issues file, runs report.py on them as scripts/test.sh does
 and reads what it printed and its results.json.  report.py runs from a
 temporary copy with that known-issues file beside it, so any version of
 it can be tested: REPORT_PY=FILE tests FILE instead of the repository's
-(e.g. the report.py of an older commit, from `git show`).
+(e.g. the report.py of an older commit, from `git show`).  Beside it
+too, a peers/expected-skips file: the test's own (ExpectedSkips), or by
+default one that lists every skip of the logs (found by a first run with
+an empty list), so that the other tests see no unexpected skip.
 
 The tests in Regressions fail on the report.py before the fix of the
 review's findings (commit "report: known failures on both kernels, ...");
@@ -18,6 +21,7 @@ With --tap the results are printed as TAP, followed by the line
 "N passed, N failed".
 """
 
+import importlib.util
 import json
 import os
 import re
@@ -67,9 +71,16 @@ def harness_ok(test, skip=None):
 
 
 class Run:
-    """report.py's output on a C and a Rust console log."""
+    """report.py's output on a C and a Rust console log.  EXPECTED: the
+    peers/expected-skips file (None: every skip of the logs, listed)."""
 
-    def __init__(self, c, rust, known=""):
+    def __init__(self, c, rust, known="", expected=None):
+        if expected is None:
+            first = Run(c, rust, known, expected="")
+            expected = "".join(
+                f"{k}\t{t}\tsynthetic\n" for k in ("c", "rust")
+                for t, st in sorted(first.json.get(k, {}).get("results", {}).items())
+                if st[0] == "skip")
         d = tempfile.mkdtemp(prefix="report-test-")
         try:
             os.makedirs(os.path.join(d, "scripts"))
@@ -77,6 +88,8 @@ class Run:
             shutil.copy(REPORT, os.path.join(d, "scripts", "report.py"))
             with open(os.path.join(d, "peers", "known-issues"), "w") as f:
                 f.write(known)
+            with open(os.path.join(d, "peers", "expected-skips"), "w") as f:
+                f.write(expected)
             args = []
             for n, text in (("c", c), ("rust", rust)):
                 # A list of logs: the kernel's shards, one guest each.
@@ -321,6 +334,82 @@ class Shards(unittest.TestCase):
         self.assertEqual(run.json["rust"]["checks"]["runner sane"][0], "fail", f"{run}")
         self.assertEqual(run.json["c"]["checks"]["runner sane"][0], "pass", f"{run}")
         self.assertNotEqual(run.failed, 0, f"{run}")
+
+
+class ExpectedSkips(unittest.TestCase):
+    """peers/expected-skips: a skip it does not list fails the run."""
+
+    B = "mount_cycle/loop_cycle_test"
+    T1 = "loop_cycle.detached_loop_mount_released"
+    T2 = "loop_cycle.crossed_images_released"
+
+    def logs(self, *skips):
+        """Both kernels: T1 and T2, each skipped if named in SKIPS."""
+        blocks = binary(self.B, "\n".join(
+            harness_ok(t, skip="test requires the filesystem of the image (FAT or minix)"
+                       if t in skips else None) for t in (self.T1, self.T2)))
+        return console(blocks), console(blocks, rust=True)
+
+    def test_unlisted_skip_fails_and_is_named(self):
+        run = Run(*self.logs(self.T1), expected="")
+        self.assertEqual(run.failed, 2, f"one unexpected skip a kernel:\n{run}")
+        self.assertEqual(run.rc, 1, f"{run}")
+        for k in ("c", "rust"):
+            self.assertIn(f"{self.B} on {k}: 1 skips, 0 expected (peers/expected-skips); not listed:",
+                          run.out, f"{run}")
+        self.assertIn(f"    {self.B}:{self.T1}: test requires the filesystem", run.out, f"{run}")
+        self.assertIn("<- unexpected skip", run.row(f"{self.B}:{self.T1}") or "", f"{run}")
+
+    def test_listed_skip_passes_with_its_reason(self):
+        run = Run(*self.logs(self.T1),
+                  expected=f"c,rust\t{self.B}:{self.T1}\tno FAT here, on purpose\n")
+        self.assertEqual((run.failed, run.skipped, run.rc), (0, 2, 0), f"{run}")
+        self.assertIn(f"{self.B}:{self.T1}: expected skip: no FAT here, on purpose", run.out, f"{run}")
+
+    def test_kernel_globs(self):
+        # "*" lists it everywhere; an entry for the debug kernels does not
+        # cover the base ones.
+        run = Run(*self.logs(self.T1), expected=f"*\t{self.B}:{self.T1}\tr\n")
+        self.assertEqual(run.failed, 0, f"{run}")
+        run = Run(*self.logs(self.T1), expected=f"*-debug\t{self.B}:{self.T1}\tr\n")
+        self.assertEqual(run.failed, 2, f"{run}")
+        run = Run(*self.logs(self.T1), expected=f"c\t{self.B}:{self.T1}\tr\n")
+        self.assertEqual(run.failed, 1, f"listed for C only, skipped on Rust too:\n{run}")
+        self.assertIn(f"{self.B} on rust: 1 skips, 0 expected", run.out, f"{run}")
+
+    def test_more_skips_than_expected_in_a_binary(self):
+        # One skip listed, a second one appears: the count and the newcomer.
+        run = Run(*self.logs(self.T1, self.T2), expected=f"c,rust\t{self.B}:{self.T1}\tr\n")
+        self.assertEqual(run.failed, 2, f"{run}")
+        self.assertIn(f"{self.B} on c: 2 skips, 1 expected", run.out, f"{run}")
+        self.assertIn(f"    {self.B}:{self.T2}:", run.out, f"{run}")
+        self.assertNotIn(f"    {self.B}:{self.T1}:", run.out, f"the listed one is not named:\n{run}")
+
+    def test_listed_test_that_ran_is_only_a_note(self):
+        run = Run(*self.logs(), expected=f"c,rust\t{self.B}:{self.T1}\tr\n")
+        self.assertEqual((run.failed, run.skipped, run.rc), (0, 0, 0), f"{run}")
+        self.assertIn("listed in peers/expected-skips, but it did not skip", run.out, f"{run}")
+
+    def test_a_malformed_entry_fails(self):
+        run = Run(*self.logs(self.T1),
+                  expected=f"c,rust\t{self.B}:{self.T1}\tr\nc {self.B}:{self.T2} no tabs\n")
+        self.assertEqual(run.failed, 1, f"{run}")
+        self.assertIn("expected-skips line 2: not KERNELS<tab>TEST<tab>REASON", run.out, f"{run}")
+
+    def test_the_committed_list(self):
+        # The repository's list: well formed, and no reason is only that
+        # the guest lacks something (a reason says why it cannot have it).
+        spec = importlib.util.spec_from_file_location("report", REPORT)
+        report = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(report)
+        path = os.path.join(HERE, "..", "..", "peers", "expected-skips")
+        entries, problems = report.load_expected_skips(path)
+        self.assertEqual(problems, [])
+        self.assertGreater(len(entries), 0)
+        for globs, t, why in entries:
+            self.assertRegex(t, r"^[^:\s]+/[^:\s]+:.+$|^[^:]+$", f"a whole test id: {t}")
+            self.assertNotRegex(why.lower(), r"^(the )?(guest|kernel) lacks|^test requires",
+                                f"{t}: the reason must say why, not what is missing")
 
 
 class TapResult(unittest.TextTestResult):
