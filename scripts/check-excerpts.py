@@ -27,7 +27,9 @@ old file, the context and "+" lines in the new one.
 
 A ```text block that quotes a compiler error ("error[E0505]: ...") right
 after a doc example excerpt must name the error code that the example's
-`compile_fail,E0505` fence expects.
+`compile_fail,E0505` fence expects; right after an excerpt of a
+compile-fail proof (c-glue/rust/kernel/compile-fail/*.rs), the code that
+the proof's first line names ("// E0505: why").
 
 Sources outside the repository that are not there (no kernel tree yet)
 are reported as skipped, not as passed.
@@ -58,6 +60,7 @@ FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 HEADER = re.compile(r"^\s*(?://|/\*|#)\s*(?P<path>[\w./+-]+)(?P<rest>.*?)\s*(?:\*/)?\s*$")
 ELISION = re.compile(r"^\s*(\.\.\.|// \.\.\.|/\* \.\.\. \*/|@@.*@@.*|@@)\s*$")
 CODE = re.compile(r"\berror\[(E\d{4})\]")
+PROOFS = "c-glue/rust/kernel/compile-fail/"
 
 
 class Sources:
@@ -413,6 +416,9 @@ def main():
                     last_code = doc_fence_code(body, docs)
             else:
                 why = check_against(body, src, "abridged" in rest)
+                proof = re.match(r"^// (E\d{4}):", src[0]) if src else None
+                if not why and path.startswith(PROOFS) and proof:
+                    last_code = proof.group(1)
             checked += 1
             if why:
                 findings.append(f"{where}: excerpt of {path} {why}")
