@@ -17,8 +17,8 @@ S := scripts
 Q := qemu
 
 .PHONY: help setup tree rust-tree patches kernel kernels selftests initramfs \
-	test test-base test-debug test-kcsan demo bench check check-series host-test loom walk-mutants cascade-mutants shard-merge-check rustdoc clean distclean \
-	torture shell kunit mutants
+	test test-base test-debug test-kcsan demo bench check check-series check-toolchains host-test loom walk-mutants cascade-mutants shard-merge-check rustdoc clean distclean \
+	torture shell kunit mutants mutants-report results
 
 help:
 	@echo 'nstree-rs targets:'
@@ -37,16 +37,21 @@ help:
 	@echo '               [LINUX_SERIES=7.2 (C only)] [SEED=n]'
 	@echo '  mutants      build each injected bug of mutants/ (NAME=...) and run the test that'
 	@echo '               must catch it: caught k of N per mutant (MUTANT_RUNS=N)'
+	@echo '  mutants-report  the mutants'"'"' table again, from the console logs the last runs kept'
+	@echo '  results      docs/results.md from the last make test run (and the mutants'"'"' table)'
 	@echo '  host-test    cargo tests of the crate logic, quick loom scenarios (no kernel, no setup)'
 	@echo '  loom         every loom scenario of the cascade, the long ones too (no kernel)'
-	@echo '  walk-mutants the listns() walk test on six buggy walks, each must fail (no kernel)'
-	@echo '  cascade-mutants the cascade host tests on six buggy cascades, each must fail (no kernel)'
+	@echo '  walk-mutants the listns() walk test on ten buggy walks, each must fail (no kernel)'
+	@echo '  cascade-mutants the cascade host tests on seven buggy cascades, each must fail (no kernel)'
 	@echo '  shard-merge-check  after make test: FLAVOUR=base|debug once unsharded; its report must equal the shards'"'"' merged one'
 	@echo '  shell        boot VARIANT=rust|c (FLAVOUR=base|debug) to an interactive shell'
 	@echo '  kunit        the crate'"'"'s KUnit suites with tools/testing/kunit/kunit.py (x86_64, QEMU)'
 	@echo '  rustdoc      HTML documentation of the crate (host build, no kernel needed)'
 	@echo '  check        rustfmt, clippy, checkpatch, unsafe rules'
 	@echo '  check-series build every prefix of the series, C and Rust choice'
+	@echo '  check-toolchains  the Rust kernel built with the oldest (rustc 1.85.1, clang 19) and'
+	@echo '               newest (rustc 1.98.1) Debian toolchains in trixie chroots, 0 warnings,'
+	@echo '               the oldest one booted with the namespaces selftests [PATCHES=dir]'
 	@echo '  clean        remove build outputs (keeps the downloaded tree)'
 
 setup:
@@ -94,6 +99,12 @@ torture: $(if $(filter rust,$(VARIANT)),rust-tree,tree)
 mutants: rust-tree
 	@$(S)/mutants.sh $(NAME)
 
+mutants-report:
+	@$(S)/mutants.sh --report $(NAME)
+
+results:
+	@$(S)/results.sh
+
 # Installs its own cargo if there is none: no `setup` needed.
 # ONLY="--no-fail-fast --test cascade" runs just that (cargo test arguments).
 host-test:
@@ -126,6 +137,10 @@ check: tree
 
 check-series: tree
 	@$(S)/check-series.sh
+
+# The boot uses make test's initramfs (make initramfs).
+check-toolchains: tree
+	@$(S)/check-toolchains.sh
 
 clean:
 	rm -rf $(NSTREE_CACHE)/out $(NSTREE_CACHE)/logs

@@ -234,6 +234,25 @@ wall=$(($(date +%s) - t0))
 printf '%-26s %6ss %8ss %4s%%\n' total "$wall" "${busy[total]}" \
 	$((100 * busy[total] / (ncpu * (wall > 0 ? wall : 1))))
 echo "accelerator: $(. "$OUT/accel.env" 2>/dev/null && echo "$ACCEL_NAME")"
+# The run's record, from which scripts/results.py (make results) writes
+# docs/results.md: what ran, on what, how long each step took.
+{
+	echo "commit $(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)"
+	[ -z "$(git -C "$REPO" status --porcelain -- rust c-glue selftests qemu scripts configs peers 2>/dev/null)" ] ||
+		echo "dirty yes"
+	echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "flavours ${flavours[*]}"
+	# The series it tested, by the patch-ids check-series prints.
+	echo "series $(for p in "$REPO"/patches/00*.patch; do git patch-id --stable <"$p"; done |
+		awk '{ print substr($1, 1, 12) }' | tr '\n' ' ')"
+	echo "kernel $(cat "$PRISTINE/.nstree-rs-version")"
+	echo "machine $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 + 0.5 }' /proc/meminfo), $(. /etc/os-release && echo "$PRETTY_NAME")"
+	echo "accelerator $(. "$OUT/accel.env" 2>/dev/null && echo "$ACCEL_NAME")"
+	echo "toolchain $("$RUSTC" --version | cut -d' ' -f1-2), clang $(clang$LLVM_SUFFIX --version | sed -n 's/.*version \([0-9.]*\).*/\1/p;q'), $(qemu-system-x86_64 --version | head -1 | cut -d' ' -f1,4)"
+	for k in "${!took[@]}"; do echo "step $k ${took[$k]} ${busy[$k]:--}"; done | sort
+	echo "step total $wall ${busy[total]}"
+	echo "summary $(tail -1 "$OUT/report.txt")"
+} >"$OUT/run-record.txt"
 # The summary line comes last.
 tail -1 "$OUT/report.txt"
 exit $rc
