@@ -545,5 +545,23 @@ if [ "$BOOT" = 1 ] && [[ " $TOOLCHAINS " = *" min "* ]]; then
 	[ -z "${R[boot.log]:-}" ] || echo "  console ${R[boot.log]}, report $TC/report-min.txt"
 	case "${R[boot]}" in 12/12*) ;; *) fail=1 ;; esac
 fi
+# The cover letter's toolchains paragraph (gen-patches.py: @TOOLCHAINS@),
+# when both toolchains built patches/ cleanly and the min kernel booted.
+if [ $fail = 0 ] && [ "$PATCHES" = "$REPO/patches" ] && [ "$BOOT" = 1 ] &&
+	[[ " $TOOLCHAINS " = *" min "* && " $TOOLCHAINS " = *" new "* ]]; then
+	ids=$(for p in "$PATCHES"/[0-9]*.patch; do
+		case "$(basename "$p")" in 0000-*) continue ;; esac
+		git patch-id --stable <"$p" | cut -c1-12
+	done | tr '\n' ' ' | sed 's/ $//')
+	{
+		echo "Built in Debian trixie chroots (the series with patch-ids $ids)"
+		echo "with the minimum toolchain, rustc ${R[min.rustc]}, bindgen ${R[min.bindgen]} and"
+		echo "clang ${R[min.clang]}, and with the newest, rustc ${R[new.rustc]}, bindgen ${R[new.bindgen]} and"
+		echo "clang ${R[new.clang]}: no rustc warning and no clippy finding with either;"
+		echo "nstree_rs.o text/data/bss ${R[min.size]} and ${R[new.size]} bytes.  The kernel"
+		echo "of the minimum toolchain passes the 12 namespaces selftests."
+	} >"$REPO/c-glue/messages/cover-toolchains.txt"
+	echo "wrote c-glue/messages/cover-toolchains.txt (make patches puts it in the cover letter)"
+fi
 [ $fail = 0 ] && echo "check-toolchains: passed" || echo "check-toolchains: FAILED"
 exit $fail
