@@ -7,7 +7,8 @@ Every ```rust, ```c and ```diff block of FILE.md is an excerpt and names
 its source on its first line:
 
     // rust/cascade.rs                     a file of this repository
-    // rust/ffi/tree.rs (doc example)      that file's doc comments, as
+    // c-glue/rust/kernel/sync/seqlock.rs (doc example)
+                                           that file's doc comments, as
                                            rustdoc renders them (without
                                            the hidden "# " lines)
     /* linux-7.3/kernel/nstree.c, do_listns() (abridged) */

@@ -229,7 +229,8 @@ def cover_results(rec, tables):
                 tot.update(c)
             per.append(f"{k}: {tot['pass']} passed, {tot['fail']} failed, {tot['skip']} skipped")
     return (f"make test on the series with patch-ids {' '.join(ids)} "
-            f"(commit {rec.get('commit', '?')[:12]}, {rec.get('date', '?')[:10]}), two "
+            f"(commit {rec.get('commit', '?')[:12]}, {rec.get('date', '?')[:10]}, QEMU "
+            f"{rec.get('accelerator', '?')}), two "
             "configurations (base, and debug with lockdep, PROVE_RCU, DEBUG_VFS, DEBUG_LIST, "
             f"KASAN and kmemleak): \"{rec.get('summary', '?')}\", per kernel "
             + "; ".join(per) + ". The same result for every test on both kernels, the "

@@ -3,7 +3,7 @@
  * listns() on large populations, across the boundaries of the Rust walk.
  *
  * The C walk (kernel/nstree.c, do_listns() and do_listns_userns()) leaves
- * RCU to write each id as it goes. The Rust walk (rust/listns.rs, walk())
+ * RCU to write each id as it goes. The Rust walk (rust/listns.rs, Walk::run())
  * collects up to 64 ids (BATCH) under one RCU read-side section, writes
  * them, holds the last one by a counted reference and resumes from its
  * successor; and after every 256 skipped candidates (RESCHED_BATCH) it

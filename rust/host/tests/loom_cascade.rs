@@ -19,7 +19,7 @@
 //!   `kernel/nscommon.c`), so each owner is active iff something below it
 //!   is.
 //!
-//! An ordinary test binary (`cargo test --test loom_cascade`). Every
+//! A module of the library's tests (`host-test.sh --loom`). Every
 //! scenario but one is explored
 //! exhaustively: no preemption bound, no permutation or time limit,
 //! whatever the `LOOM_*` environment says. The one with three threads on
