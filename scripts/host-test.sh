@@ -18,8 +18,11 @@
 # else it installs Debian's (cargo-web, with rustc-web) with apt-get. It
 # does not need `make setup` or a kernel tree.
 #
-# Build output goes to $NSTREE_CACHE/host-target, never into the repo, so
-# a second run only runs the tests. With --tap, FILE gets one TAP line per
+# Build output goes to $NSTREE_CACHE/host-target/<checkout>, never into
+# the repo, so a second run only runs the tests.  One directory per
+# checkout of the repository: cargo decides freshness by file times, and
+# the stand-in kernel crate of another checkout, built later than this
+# one's files were written, would pass for this one's. With --tap, FILE gets one TAP line per
 # test ("module::name", the module being the file of rust/host/tests/),
 # loom's included, and a comment line per loom scenario with the
 # interleavings it explored. Exits non-zero if anything failed, a build
@@ -67,7 +70,7 @@ cache=${NSTREE_CACHE:-$HOME/.cache/nstree-rs}
 log "toolchain: $("$CARGO" --version) ($CARGO), $("${RUSTC:-rustc}" --version)"
 
 mkdir -p "$cache" || die "cannot create $cache"
-export CARGO_TARGET_DIR="$cache/host-target"
+export CARGO_TARGET_DIR="$cache/host-target/$(printf %s "$REPO" | sha256sum | cut -c1-12)"
 export PROPTEST_CASES=${PROPTEST_CASES:-1024}
 export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}
 # The tests disable it already; this covers any test that forgets.

@@ -15,7 +15,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cache=${NSTREE_CACHE:-$HOME/.cache/nstree-rs}
 mkdir -p "$cache" || die "cannot create $cache"
 . "$(dirname "$0")/host-cargo.sh"
-export CARGO_TARGET_DIR="$cache/host-target"
+export CARGO_TARGET_DIR="$cache/host-target/$(printf %s "$REPO" | sha256sum | cut -c1-12)"
 
 log "toolchain: $("$CARGO" --version) ($CARGO)"
 (cd "$REPO/rust/host" && "$CARGO" rustdoc --locked --lib -- --document-private-items) ||
