@@ -17,6 +17,10 @@
 #   # Test:    a run-tests.sh filter (e.g. nstree-rs/ns_difftest), or
 #   # Shard:   the guest of its own a test runs in (faultinject, torture)
 #   # Runs:    how many runs (default 3; MUTANT_RUNS overrides)
+#   # Own:     other tests written for the same code (an ERE), left out
+#   #          of the success-path set with the Test (below) but not run
+#   #          RUNS times (e.g. the differential tester's large seeds for
+#   #          a boundary of the walk that listns_scale_test targets)
 #   # Series:  another kernel series, built as Debian ships it (the C
 #   #          variant, no diff: e.g. the pristine 7.2.13 C kernel, whose
 #   #          layout the torture must catch), from Package (its
@@ -232,12 +236,13 @@ silent_run() {
 }
 
 # own_exclude PATCH: the ERE of the binaries the success-path set leaves
-# out for a mutant: its own test, and the fault-injection sweep (a guest
-# of its own, and a test of error paths).
+# out for a mutant: its own test and the Own ones, and the fault-injection
+# sweep (a guest of its own, and a test of error paths).
 own_exclude() {
-	local t
+	local t o
 	t=$(hdr "$1" Test)
-	echo "^nstree-rs/faultinject\$${t:+|$t}"
+	o=$(hdr "$1" Own)
+	echo "^nstree-rs/faultinject\$${t:+|$t}${o:+|$o}"
 }
 
 # run_mutant LABEL IMAGE_NAME FILTER SHARD RUNS [APPEND]: boot it RUNS
