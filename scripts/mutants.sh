@@ -17,10 +17,12 @@
 #   # Test:    a run-tests.sh filter (e.g. nstree-rs/ns_difftest), or
 #   # Shard:   the guest of its own a test runs in (faultinject, torture)
 #   # Runs:    how many runs (default 3; MUTANT_RUNS overrides)
-#   # Own:     other tests written for the same code (an ERE), left out
-#   #          of the success-path set with the Test (below) but not run
-#   #          RUNS times (e.g. the differential tester's large seeds for
-#   #          a boundary of the walk that listns_scale_test targets)
+#   # Own:     other tests written for the same code (an ERE of binaries
+#   #          and test ids): left out of the success-path set with the
+#   #          Test, not run RUNS times, and their results in a run's
+#   #          kernel log do not count (e.g. the differential tester's
+#   #          large seeds, or the crate's KUnit test of the same
+#   #          boundary of the walk that listns_scale_test targets)
 #   # Series:  another kernel series, built as Debian ships it (the C
 #   #          variant, no diff: e.g. the pristine 7.2.13 C kernel, whose
 #   #          layout the torture must catch), from Package (its
@@ -54,7 +56,8 @@
 # (MUTANT_SILENT=0 leaves this out).  A mutant that any boot catches (a
 # bug every test would see: its test is the boot-time KUnit suite, say)
 # says so and why in a header line "# Loud: reason"; for every other
-# mutant a failure of the set fails make mutants.
+# mutant a failure of the set fails make mutants.  A loud mutant's runs
+# count only its test's own failures ("not ok"), not the kernel log's.
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -179,8 +182,15 @@ judge() {
 	WHEN=$(sed -e 's/\r$//' "$log" | sed -n -e 's/^# NSTORTURE-FAIL t=\([0-9.]*\)s.*/\1 s/p' \
 		-e 's/^# \([^ ]*\) \(n=[0-9]*\): .*/\1 \2/p' | head -1)
 	CAUGHT=1
+	# A loud mutant is in every boot's kernel log (MLOUD=1): only its
+	# test's own failure counts.
+	if [ "${MLOUD:-0}" = 1 ]; then
+		[ -n "$FIRST" ] || CAUGHT=0
+		: "${FIRST:=-}"
+		return
+	fi
 	# report.py expects the Rust tree from a name that starts with "rust".
-	if [ -z "$FIRST" ] && python3 "$S/report.py" "$name=$log" >/dev/null 2>&1; then
+	if [ -z "$FIRST" ] && python3 "$S/report.py" ${MIGNORE:+--ignore "$MIGNORE"} "$name=$log" >/dev/null 2>&1; then
 		CAUGHT=0
 	fi
 	: "${FIRST:=the kernel log (report.py)}"
@@ -213,7 +223,14 @@ silent_verdict() {
 		SILENT=ERROR ELSEWHERE="the set never started"
 		return
 	fi
-	MCHECKS= judge "$log" "$(hdr "$REPO/mutants/$name.patch" Variant)-mutant"
+	local variant
+	if [ -f "$REPO/mutants/$name.patch" ]; then
+		variant=$(hdr "$REPO/mutants/$name.patch" Variant)
+	else
+		variant=$(cut -d: -f2 <<<"$name") # control:IMAGE:...
+		variant=${variant%%-*}
+	fi
+	MCHECKS= MLOUD= MIGNORE=$(hdr "$REPO/mutants/$name.patch" Own 2>/dev/null) judge "$log" "$variant-mutant"
 	if [ "$CAUGHT" = 0 ]; then
 		SILENT=yes ELSEWHERE=
 	else
@@ -302,10 +319,12 @@ if [ "${names[0]:-}" = --report ]; then
 	fi
 	for name in "${names[@]}"; do
 		k=0 n=0 whens="" fired=""
-		for log in "$MROOT/console-$name"-*.log; do
+		for log in "$MROOT/console-$name"-[0-9]*.log; do
 			[ -e "$log" ] || continue
 			n=$((n + 1))
-			MCHECKS=$(hdr "$REPO/mutants/$name.patch" Checks) \
+			MLOUD=$([ -z "$(hdr "$REPO/mutants/$name.patch" Loud)" ] || echo 1) \
+				MCHECKS=$(hdr "$REPO/mutants/$name.patch" Checks) \
+				MIGNORE=$(hdr "$REPO/mutants/$name.patch" Own) \
 				judge "$log" "$(hdr "$REPO/mutants/$name.patch" Variant)-mutant"
 			[ "$CAUGHT" = 0 ] && continue
 			k=$((k + 1))
@@ -378,7 +397,8 @@ for name in "${names[@]}"; do
 			fi
 		fi
 	fi
-	MCHECKS=$(hdr "$p" Checks) RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs" \
+	MLOUD=$([ -z "$(hdr "$p" Loud)" ] || echo 1) \
+		MCHECKS=$(hdr "$p" Checks) MIGNORE=$(hdr "$p" Own) RNAME=$variant-mutant run_mutant "$name" "m-$name-$flavour" "$filter" "$(hdr "$p" Shard)" "$runs" \
 		"${MUTANT_APPEND-$(hdr "$p" Append)}"
 done
 

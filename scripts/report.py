@@ -489,9 +489,15 @@ def time_table(kernels):
 
 
 def main(argv):
-    out = None
-    if len(argv) > 1 and argv[0] == "--out":
-        out, argv = argv[1], argv[2:]
+    out = ignore = None
+    while len(argv) > 1 and argv[0] in ("--out", "--ignore"):
+        if argv[0] == "--out":
+            out = argv[1]
+        else:
+            # --ignore ERE: the results of the tests whose id matches are
+            # left out (make mutants: a mutant's own tests).
+            ignore = re.compile(argv[1])
+        argv = argv[2:]
     # NAME=LOG, or NAME=LOG1,LOG2,... for a kernel whose tests ran in
     # several guests (shards).
     kernels = [(n, p.split(",")) for n, p in (a.split("=", 1) for a in argv)]
@@ -501,6 +507,9 @@ def main(argv):
             parsed[name] = parse_tap(paths[0])
             continue
         parsed[name] = parse_kernel(name, paths)
+    for results, _, _ in parsed.values() if ignore else ():
+        for t in [t for t in results if ignore.search(t)]:
+            del results[t]
 
     counts = {"pass": 0, "fail": 0, "skip": 0, "known": 0, "known_tests": 0}
     known = load_known()
