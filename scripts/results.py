@@ -200,8 +200,19 @@ def headline_block(rec, csv_path):
     ]
     out = ["| | |", "|---|---|"] + [f"| {a} | {b} |" for a, b in rows]
     out.append("")
+    bench = ""
+    rep = os.path.join(os.path.dirname(csv_path), "report.txt")
+    if os.path.exists(rep):
+        m = re.search(r"^commit:\s+([0-9a-f]{12})", open(rep).read(), re.M)
+        bench = m.group(1) if m else ""
+    differs = bench and subprocess.run(
+        ["git", "diff", "--quiet", bench, rec.get("commit", "HEAD"), "--", ":/rust", ":/c-glue/rust"],
+        cwd=os.path.dirname(os.path.abspath(csv_path)), capture_output=True).returncode != 0
     out.append("Ratios are of guest instruction counts under QEMU `-icount`, medians over "
-               "1,000 to 200,000 namespaces ([docs/bench.md](docs/bench.md)).")
+               "1,000 to 200,000 namespaces ([docs/bench.md](docs/bench.md))"
+               + (f", measured at commit {bench}" if bench else "")
+               + (": the Rust code has changed since, and the benchmark has not been run on "
+                  "it." if differs else "."))
     return "\n".join(out)
 
 
