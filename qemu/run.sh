@@ -93,6 +93,8 @@ fi
 logf="$OUT/console-$name-$mode$sfx.log"
 hangf="$OUT/boot-hang-$name-$mode$sfx.txt"
 mon="$OUT/monitor-$name-$mode$sfx.sock"
+# A UNIX socket's path has at most 107 bytes: a long one goes to /tmp.
+[ ${#mon} -lt 108 ] || mon="${TMPDIR:-/tmp}/nstree-monitor-$(printf %s "$mon" | sha256sum | cut -c1-16).sock"
 pidf="$OUT/qemu-$name-$mode$sfx.pid"
 rm -f "$hangf" "$mon" "$pidf"
 [ -z "$filter" ] || append="$append nstree.filter=$filter"
