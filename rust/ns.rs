@@ -411,8 +411,14 @@ unsafe extern "C" fn __ns_ref_active_put(ns: *mut bindings::ns_common) {
 }
 
 /// `may_see_all_namespaces()`.
+///
+/// # Safety
+///
+/// Nothing beyond what C's prototype says: the function is `unsafe` only because bindgen
+/// declares every C function `unsafe`, and the kernel's minimum rustc does not unify a safe
+/// `extern "C" fn` with it in `#[export]`'s type check.
 #[export]
-extern "C" fn may_see_all_namespaces() -> bool {
+unsafe extern "C" fn may_see_all_namespaces() -> bool {
     may_see_all()
 }
 
@@ -544,8 +550,14 @@ unsafe extern "C" fn __ns_tree_remove(
 
 /// `ns_tree_lookup_rcu()`: the namespace with id `ns_id`, of type `ns_type` (any for 0). The
 /// pointer is valid in the caller's RCU read-side critical section.
+///
+/// # Safety
+///
+/// Nothing beyond what C's prototype says: the function is `unsafe` only because bindgen
+/// declares every C function `unsafe`, and the kernel's minimum rustc does not unify a safe
+/// `extern "C" fn` with it in `#[export]`'s type check.
 #[export]
-extern "C" fn ns_tree_lookup_rcu(ns_id: u64, ns_type: c_int) -> *mut bindings::ns_common {
+unsafe extern "C" fn ns_tree_lookup_rcu(ns_id: u64, ns_type: c_int) -> *mut bindings::ns_common {
     kernel::rcu_lockdep_warn!(
         !rcu::read_lock_held(),
         "suspicious ns_tree_lookup_rcu() usage"
@@ -587,8 +599,14 @@ unsafe extern "C" fn __ns_tree_adjoined_rcu(
 }
 
 /// The body of `listns()`, which the C glue's syscall entry calls.
+///
+/// # Safety
+///
+/// Nothing beyond what C's prototype says: the function is `unsafe` only because bindgen
+/// declares every C function `unsafe`, and the kernel's minimum rustc does not unify a safe
+/// `extern "C" fn` with it in `#[export]`'s type check.
 #[export]
-extern "C" fn nstree_rs_listns(
+unsafe extern "C" fn nstree_rs_listns(
     req: *const bindings::ns_id_req,
     ns_ids: *mut u64,
     nr_ns_ids: usize,
