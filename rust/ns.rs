@@ -351,11 +351,11 @@ pub(crate) fn may_see_all() -> bool {
     let in_init = current!()
         .active_pid_ns()
         .is_some_and(|p| ptr::eq(p.as_ptr(), init));
+    if !in_init {
+        return false;
+    }
     // SAFETY: `init_pid_ns` is static and its `user_ns` is `&init_user_ns`.
-    in_init
-        && unsafe {
-            bindings::ns_capable_noaudit((*init).user_ns, bindings::CAP_SYS_ADMIN as c_int)
-        }
+    unsafe { bindings::ns_capable_noaudit((*init).user_ns, bindings::CAP_SYS_ADMIN as c_int) }
 }
 
 /// The caller's user namespace (`current_user_ns()`), borrowed for as long as the caller's
@@ -367,6 +367,10 @@ pub(crate) fn with_current_user_ns<R>(f: impl FnOnce(&NsCommon) -> R) -> R {
 }
 
 /// `struct ns_id_req`, read from user space.
+#[allow(
+    dead_code,
+    reason = "only `FromBytes` builds it, which rustc 1.85 does not see"
+)]
 #[repr(transparent)]
 pub(crate) struct NsIdReq(pub(crate) bindings::ns_id_req);
 

@@ -28,6 +28,7 @@ use crate::{
     types::Opaque,
 };
 use core::{
+    cmp::Ordering,
     marker::{PhantomData, PhantomPinned},
     ptr,
 };
@@ -415,12 +416,10 @@ impl<T: Item + HasLinks<ID>, const ID: u64> Tree<T, ID> {
             while !node.is_null() {
                 let item = Self::item_of_rb(node);
                 let k = item.key();
-                node = if key < k {
-                    load(ptr::addr_of_mut!((*node).rb_left))
-                } else if key > k {
-                    load(ptr::addr_of_mut!((*node).rb_right))
-                } else {
-                    return Some(item);
+                node = match key.cmp(&k) {
+                    Ordering::Less => load(ptr::addr_of_mut!((*node).rb_left)),
+                    Ordering::Greater => load(ptr::addr_of_mut!((*node).rb_right)),
+                    Ordering::Equal => return Some(item),
                 };
             }
         }
@@ -520,13 +519,13 @@ impl<T: Item + HasLinks<ID>, const ID: u64> Tree<T, ID> {
             while !(*link).is_null() {
                 parent = *link;
                 let k = Self::item_of_rb(parent).key();
-                link = if key < k {
-                    ptr::addr_of_mut!((*parent).rb_left)
-                } else if key > k {
-                    before = parent;
-                    ptr::addr_of_mut!((*parent).rb_right)
-                } else {
-                    return false;
+                link = match key.cmp(&k) {
+                    Ordering::Less => ptr::addr_of_mut!((*parent).rb_left),
+                    Ordering::Greater => {
+                        before = parent;
+                        ptr::addr_of_mut!((*parent).rb_right)
+                    }
+                    Ordering::Equal => return false,
                 };
             }
             let after = if before.is_null() {
