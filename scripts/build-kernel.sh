@@ -52,19 +52,7 @@ seed_fixup "$tree" "$build"
 log "building $name in $build ($JOBS jobs)"
 start=$(date +%s)
 blog="$LOGS/build-$name.log"
-kmake "$tree" "$build" -j"$JOBS" bzImage >"$blog" 2>&1 &
-pid=$!
-# Progress every 20 s; polled every second, so that a build with nothing
-# to do (a warm run) costs its own time, not a 20-second sleep.
-ticks=0
-while kill -0 $pid 2>/dev/null; do
-	sleep 1
-	ticks=$((ticks + 1))
-	[ $((ticks % 20)) = 0 ] || continue
-	kill -0 $pid 2>/dev/null || break
-	log "  [$name] $(($(date +%s) - start))s, $(grep -cE '^  (CC|RUSTC|LD|AR)' "$blog") steps, last: $(tail -1 "$blog" | cut -c1-70)"
-done
-if ! wait $pid; then
+if ! kmake_watch "$name" "$blog" "$tree" "$build" -j"$JOBS" bzImage; then
 	grep -E 'error|Error' "$blog" | head -30 >&2
 	die "build of $name failed, see $blog"
 fi

@@ -357,7 +357,7 @@ prepare_tree() {
 # the toolchain directory at /nstree/work and the repository at
 # /nstree/repo: configure, build, clippy.  Writes /nstree/work/result.
 build_inside() {
-	local n=$1 tree=/nstree/work/linux build frags rllvm cllvm inline=y start rc pid ticks obj
+	local n=$1 tree=/nstree/work/linux build frags rllvm cllvm inline=y start rc obj
 	build="$tree/.build-rust"
 	mkdir -p "$build"
 	rllvm=$("$RUSTC" -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
@@ -375,17 +375,7 @@ build_inside() {
 	configure_frags "rust-$n" "$tree" "$build" "${frags[@]}"
 	log "$n: building in $build ($JOBS jobs)"
 	start=$(date +%s)
-	kmake "$tree" "$build" -j"$JOBS" bzImage >"$LOGS/build.log" 2>&1 &
-	pid=$!
-	# Progress every minute (build-kernel.sh's line).
-	ticks=0
-	while kill -0 $pid 2>/dev/null; do
-		sleep 2
-		ticks=$((ticks + 1))
-		[ $((ticks % 30)) = 0 ] || continue
-		log "  [$n] $(($(date +%s) - start))s, $(grep -cE '^  (CC|RUSTC|LD|AR)' "$LOGS/build.log") steps, last: $(tail -1 "$LOGS/build.log" | cut -c1-60)"
-	done
-	wait $pid
+	kmake_watch "$n" "$LOGS/build.log" "$tree" "$build" -j"$JOBS" bzImage
 	rc=$?
 	echo "build_rc=$rc build_secs=$(($(date +%s) - start))" >>/nstree/work/result
 	[ $rc = 0 ] || return 0

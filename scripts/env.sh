@@ -109,6 +109,25 @@ configure_frags() {
 }
 
 log() { printf '[nstree-rs %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+
+# kmake_watch NAME LOG TREE BUILDDIR ARGS...: kmake with its output in LOG,
+# and a progress line every 20 s; polled every second, so that a build with
+# nothing to do (a warm run) costs its own time.  kmake's exit status.
+kmake_watch() {
+	local name=$1 logf=$2 tree=$3 build=$4 start pid ticks=0
+	shift 4
+	start=$(date +%s)
+	kmake "$tree" "$build" "$@" >"$logf" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		sleep 1
+		ticks=$((ticks + 1))
+		[ $((ticks % 20)) = 0 ] || continue
+		kill -0 $pid 2>/dev/null || break
+		log "  [$name] $(($(date +%s) - start))s, $(grep -cE '^  (CC|RUSTC|LD|AR)' "$logf") steps, last: $(tail -1 "$logf" | cut -c1-70)"
+	done
+	wait $pid
+}
 die() { log "error: $*"; exit 1; }
 # The host's busy CPU time so far, in clock ticks (every state of the
 # "cpu" line of /proc/stat but idle and iowait).
